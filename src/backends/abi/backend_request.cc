@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/abi/backend_request.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+
+namespace inferd::backends {
+
+const OutputSpec* ModelIO::FindOutput(std::string_view name) const {
+  for (const auto& output : outputs) {
+    if (output.name == name) return &output;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Whether `data` is a well-formed length-prefixed BYTES tensor of `count` elements.
+bool IsBytesTensor(std::string_view data, int64_t count) {
+  size_t offset = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (data.size() - offset < 4) return false;
+    uint32_t length = 0;
+    std::memcpy(&length, data.data() + offset, 4);  // little-endian hosts only (x86-64, arm64)
+    offset += 4;
+    if (data.size() - offset < length) return false;
+    offset += length;
+  }
+  return offset == data.size();
+}
+
+}  // namespace
+}  // namespace inferd::backends
+
+using inferd::backends::ModelIO;
+using inferd::backends::OutputSpec;
+using inferd::core::Buffer;
+using inferd::core::DataType;
+using inferd::core::Shape;
+
+INFERD_Request::INFERD_Request(std::unique_ptr<inferd::core::InferRequest> request,
+                               inferd::core::InferCallback on_complete,
+                               std::shared_ptr<const ModelIO> io, std::vector<std::string> output_names,
+                               int64_t batch_size, std::shared_ptr<const void> pin)
+    : request_(std::move(request)),
+      on_complete_(std::move(on_complete)),
+      io_(std::move(io)),
+      output_names_(std::move(output_names)),
+      batch_size_(batch_size),
+      pin_(std::move(pin)),
+      outputs_(output_names_.size()) {}
+
+INFERD_Request::~INFERD_Request() {
+  if (!completed_) {
+    INFERD_LOG_ERROR("request for model '{}' was dropped without an answer", io_->model_name);
+    Complete(absl::InternalError(
+        absl::StrCat("model '", io_->model_name, "' did not produce a response for this request")));
+  }
+}
+
+Shape INFERD_Request::ClientShape(const OutputSpec& spec, Shape shape) const {
+  if (!spec.has_reshape) return shape;
+  // The backend produced the reshape shape; the client is promised `dims`.
+  Shape client;
+  if (io_->max_batch_size > 0) client.push_back(batch_size_);
+  int64_t known = 1;
+  int wildcard = -1;
+  for (size_t i = 0; i < spec.dims.size(); ++i) {
+    client.push_back(spec.dims[i]);
+    if (spec.dims[i] == -1) {
+      wildcard = static_cast<int>(client.size() - 1);
+    } else {
+      known *= spec.dims[i];
+    }
+  }
+  if (wildcard >= 0) {
+    int64_t total = 1;
+    for (int64_t d : shape) total *= d;
+    const int64_t batch = io_->max_batch_size > 0 ? batch_size_ : 1;
+    client[wildcard] = (known * batch) > 0 ? total / (known * batch) : 0;
+  }
+  return client;
+}
+
+absl::Status INFERD_Request::CheckOutputSize(const OutputSpec& spec, const Shape& shape,
+                                             const Buffer& data) const {
+  auto count = inferd::core::ElementCount(shape);
+  if (!count.ok()) return count.status();
+  if (spec.datatype == DataType::kBytes) {
+    if (!inferd::backends::IsBytesTensor(data.view(), *count)) {
+      return absl::InternalError(absl::StrCat("backend output '", spec.name,
+                                              "' is not a valid BYTES tensor of shape ",
+                                              inferd::core::ShapeToString(shape)));
+    }
+    return absl::OkStatus();
+  }
+  const size_t expected = static_cast<size_t>(*count) * inferd::core::DataTypeByteSize(spec.datatype);
+  if (expected != data.size) {
+    return absl::InternalError(absl::StrCat("backend output '", spec.name, "' has ", data.size,
+                                            " bytes; shape ", inferd::core::ShapeToString(shape),
+                                            " needs ", expected));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status INFERD_Request::AddOutput(std::string_view name, INFERD_DataType datatype,
+                                       const int64_t* shape, size_t shape_count, Buffer data) {
+  const OutputSpec* spec = io_->FindOutput(name);
+  if (spec == nullptr) {
+    return absl::InternalError(absl::StrCat("backend produced unknown output '", std::string(name), "'"));
+  }
+  size_t index = 0;
+  while (index < output_names_.size() && output_names_[index] != name) ++index;
+  if (index == output_names_.size()) {
+    return absl::InternalError(absl::StrCat("backend produced output '", std::string(name), "' which was not requested"));
+  }
+  if (static_cast<int32_t>(datatype) != static_cast<int32_t>(spec->datatype)) {
+    return absl::InternalError(absl::StrCat("backend output '", std::string(name), "' has datatype ",
+                                            std::string(inferd::core::DataTypeProtocolName(static_cast<DataType>(datatype))),
+                                            "; the config says ",
+                                            std::string(inferd::core::DataTypeProtocolName(spec->datatype))));
+  }
+  Shape backend_shape(shape, shape + shape_count);
+  auto status = CheckOutputSize(*spec, backend_shape, data);
+  if (!status.ok()) return status;
+  outputs_[index] = inferd::core::Tensor{std::string(name), spec->datatype,
+                                         ClientShape(*spec, std::move(backend_shape)), std::move(data)};
+  return absl::OkStatus();
+}
+
+void INFERD_Request::Complete(absl::Status status) {
+  if (completed_) return;
+  completed_ = true;
+  if (!status.ok()) {
+    on_complete_(std::move(status));
+    return;
+  }
+  inferd::core::InferResponse response;
+  response.model_name = io_->model_name;
+  response.model_version = io_->model_version;
+  response.id = request_->id;
+  response.outputs.reserve(outputs_.size());
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (!outputs_[i]) {
+      on_complete_(absl::InternalError(absl::StrCat("model '", io_->model_name,
+                                                    "' did not produce output '", output_names_[i], "'")));
+      return;
+    }
+    response.outputs.push_back(std::move(*outputs_[i]));
+  }
+  on_complete_(std::move(response));
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// The INFERD_ServerApi function table that the server hands to backends, and
+// the server-side definitions of INFERD_Error and INFERD_Signature.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/shape.h"
+#include "inferd/backend.h"
+
+struct INFERD_Error {
+  absl::Status status;
+};
+
+namespace inferd::backends {
+
+struct SignatureTensor {
+  std::string name;
+  core::DataType datatype = core::DataType::kInvalid;
+  core::Shape dims;  // -1 for symbolic or unknown dimensions
+};
+
+}  // namespace inferd::backends
+
+struct INFERD_Signature {
+  std::vector<inferd::backends::SignatureTensor> inputs;
+  std::vector<inferd::backends::SignatureTensor> outputs;
+};
+
+namespace inferd::backends {
+
+// The table; valid for the life of the process.
+const INFERD_ServerApi* ServerApi();
+// Takes ownership of `error` (may be null) and turns it into a Status.
+absl::Status TakeError(INFERD_Error* error);
+// A new INFERD_Error for `status` (for code that returns errors to backends).
+INFERD_Error* NewError(const absl::Status& status);
+
+}  // namespace inferd::backends

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cmd/startup_table.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/logging.h"
+
+namespace inferd::cmd {
+
+void LogStartupTable(const Server& server) {
+  const auto entries = server.RepositoryIndex(/*ready_only=*/false);
+  size_t name_width = 5;
+  for (const auto& e : entries) name_width = std::max(name_width, e.name.size());
+  INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", "Model", name_width, "Version", "Status", "Reason");
+  for (const auto& e : entries) {
+    INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", e.name, name_width, e.version.empty() ? "-" : e.version, e.state,
+                    e.reason);
+  }
+  if (entries.empty()) INFERD_LOG_WARN("no models found in the model repositories");
+}
+
+}  // namespace inferd::cmd

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// An inference request and its response as the server API sees them,
+// independent of the protocol that carried them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/tensor.h"
+
+namespace inferd::core {
+
+// A request or tensor parameter (KServe "parameters" / gRPC InferParameter).
+using Parameter = std::variant<bool, int64_t, uint64_t, double, std::string>;
+using Parameters = std::map<std::string, Parameter, std::less<>>;
+
+struct InferRequest {
+  std::string model_name;
+  std::string model_version;  // decimal string; empty: the server chooses
+  std::string id;             // echoed in the response
+  Parameters parameters;
+  std::vector<Tensor> inputs;
+  // Names of the outputs to return, in this order; empty: every output in
+  // the order of the model configuration.
+  std::vector<std::string> requested_outputs;
+};
+
+struct InferResponse {
+  std::string model_name;
+  int64_t model_version = 0;
+  std::string id;
+  // In the order of the request's requested_outputs (or the config's).
+  std::vector<Tensor> outputs;
+};
+
+// Called exactly once per accepted request, on a server thread: keep it short
+// and never block in it.
+using InferCallback = std::function<void(absl::StatusOr<InferResponse>)>;
+
+}  // namespace inferd::core

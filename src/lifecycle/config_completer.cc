@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lifecycle/config_completer.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace inferd::lifecycle {
+namespace {
+
+bool CanBatch(const INFERD_Signature& signature) {
+  auto batchable = [](const backends::SignatureTensor& t) { return !t.dims.empty() && t.dims[0] == -1; };
+  for (const auto& t : signature.inputs) {
+    if (!batchable(t)) return false;
+  }
+  for (const auto& t : signature.outputs) {
+    if (!batchable(t)) return false;
+  }
+  return !signature.inputs.empty() || !signature.outputs.empty();
+}
+
+// Config dims for a model tensor: the batch dimension dropped when batching;
+// an empty result becomes [1] (with an empty reshape when batching).
+template <typename Tensor>
+void FillTensor(const backends::SignatureTensor& from, bool batching, Tensor& to) {
+  to.set_name(from.name);
+  to.set_data_type(static_cast<inference::DataType>(from.datatype));
+  const size_t first = batching ? 1 : 0;
+  for (size_t i = first; i < from.dims.size(); ++i) to.add_dims(from.dims[i]);
+  if (to.dims_size() == 0) {
+    to.add_dims(1);
+    if (batching) to.mutable_reshape();
+  }
+}
+
+absl::Status CheckTypes(const INFERD_Signature& signature) {
+  for (const auto* list : {&signature.inputs, &signature.outputs}) {
+    for (const auto& t : *list) {
+      if (t.datatype == core::DataType::kInvalid) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor '", t.name, "' of the model file has a type inferd cannot serve"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool NeedsCompletion(const inference::ModelConfig& config) {
+  return config.input_size() + config.batch_input_size() == 0 || config.output_size() == 0;
+}
+
+absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::ModelConfig& config) {
+  if (!NeedsCompletion(config)) return absl::OkStatus();
+  if (auto status = CheckTypes(signature); !status.ok()) return status;
+  if (CanBatch(signature)) {
+    if (config.max_batch_size() == 0) config.set_max_batch_size(kDefaultMaxBatchSize);
+    if (config.max_batch_size() > 1 && !config.has_dynamic_batching() && !config.has_sequence_batching()) {
+      config.mutable_dynamic_batching();
+    }
+  } else if (config.max_batch_size() > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model '", config.name(), "' does not support batching while non-zero max_batch_size is specified"));
+  }
+  const bool batching = config.max_batch_size() > 0;
+  if (config.input_size() == 0) {
+    for (const auto& t : signature.inputs) FillTensor(t, batching, *config.add_input());
+  }
+  if (config.output_size() == 0) {
+    for (const auto& t : signature.outputs) FillTensor(t, batching, *config.add_output());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace inferd::lifecycle

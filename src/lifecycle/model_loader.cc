@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lifecycle/model_loader.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/file_system.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "lifecycle/config_completer.h"
+#include "repository/model_config_fill.h"
+#include "repository/model_config_validator.h"
+#include "repository/model_versions.h"
+
+namespace inferd::lifecycle {
+namespace {
+
+std::string ModelPath(const std::string& model_dir, int64_t version, const inference::ModelConfig& config) {
+  return base::JoinPath(base::JoinPath(model_dir, std::to_string(version)), config.default_model_filename());
+}
+
+int TotalInstances(const inference::ModelConfig& config) {
+  int total = 0;
+  for (const auto& group : config.instance_group()) total += std::max(group.count(), 1);
+  return std::max(total, 1);
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> ModelLoader::Library(const std::string& name) {
+  auto it = libraries_.find(name);
+  if (it == libraries_.end()) {
+    it = libraries_.emplace(name, backends::BackendLibrary::Open(options_.backend_directory, name)).first;
+  }
+  return it->second;
+}
+
+absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(const repository::ModelLocation& location,
+                                                                  std::vector<int64_t>& versions) {
+  const std::string config_path = base::JoinPath(location.directory, "config.pbtxt");
+  INFERD_ASSIGN_OR_RETURN(auto read, repository::ReadModelConfigFile(location.directory));
+  if (!read && !options_.auto_complete_config) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        config_path, " is missing and auto-complete is disabled (--disable-auto-complete-config)"));
+  }
+  inference::ModelConfig config = read ? std::move(*read) : inference::ModelConfig();
+  INFERD_RETURN_IF_ERROR(repository::FillBackendAndPlatform(location.name, location.directory, config));
+  versions = repository::SelectVersions(config.version_policy(), repository::ListVersions(location.directory));
+  if (versions.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("model '", location.name,
+                                                   "': no version folder is available under the version policy"));
+  }
+  if (options_.auto_complete_config && NeedsCompletion(config)) {
+    INFERD_ASSIGN_OR_RETURN(auto library, Library(config.backend()));
+    backends::ModelSpecStorage spec(config, versions.back(), location.directory,
+                                    ModelPath(location.directory, versions.back(), config), 1);
+    INFERD_ASSIGN_OR_RETURN(auto signature, backends::DescribeModel(*library, spec));
+    INFERD_RETURN_IF_ERROR(CompleteModelConfig(signature, config));
+  }
+  INFERD_RETURN_IF_ERROR(repository::ValidateModelConfig(config, config_path));
+  repository::NormalizeModelConfig(config);
+  return config;
+}
+
+absl::StatusOr<std::shared_ptr<ModelVersion>> ModelLoader::LoadVersion(
+    const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir, int64_t version) {
+  INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
+  const int instances = TotalInstances(*config);
+  const int intra_op_threads = std::max(1, options_.cpu_cores / instances);
+  auto spec = std::make_unique<backends::ModelSpecStorage>(*config, version, model_dir,
+                                                           ModelPath(model_dir, version, *config), intra_op_threads);
+  INFERD_ASSIGN_OR_RETURN(auto backend_model, backends::BackendModel::Create(library, std::move(spec)));
+  std::vector<std::unique_ptr<backends::BackendInstance>> created;
+  for (int i = 0; i < instances; ++i) {
+    INFERD_ASSIGN_OR_RETURN(auto instance, backend_model->CreateInstance(static_cast<uint32_t>(i)));
+    created.push_back(std::move(instance));
+  }
+  INFERD_ASSIGN_OR_RETURN(auto scheduler, options_.scheduler_factory(*config, std::move(created)));
+  return std::make_shared<ModelVersion>(config, version, std::move(backend_model), std::move(scheduler));
+}
+
+ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {
+  ModelStatus status;
+  status.name = location.name;
+  if (location.problem) {
+    status.reason = *location.problem;
+    return status;
+  }
+  std::vector<int64_t> versions;
+  auto config = PrepareConfig(location, versions);
+  if (!config.ok()) {
+    status.reason = std::string(config.status().message());
+    for (int64_t v : versions) status.versions.push_back({v, VersionState::kUnavailable, status.reason, nullptr});
+    return status;
+  }
+  status.config = std::make_shared<const inference::ModelConfig>(std::move(*config));
+  for (int64_t version : versions) {
+    auto loaded = LoadVersion(status.config, location.directory, version);
+    if (loaded.ok()) {
+      status.versions.push_back({version, VersionState::kReady, "", std::move(*loaded)});
+    } else {
+      status.versions.push_back({version, VersionState::kUnavailable, std::string(loaded.status().message()), nullptr});
+    }
+  }
+  return status;
+}
+
+}  // namespace inferd::lifecycle

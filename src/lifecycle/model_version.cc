@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lifecycle/model_version.h"
+
+namespace inferd::lifecycle {
+
+std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version) {
+  auto io = std::make_shared<backends::ModelIO>();
+  io->model_name = config.name();
+  io->model_version = version;
+  io->max_batch_size = config.max_batch_size();
+  for (const auto& out : config.output()) {
+    io->outputs.push_back(backends::OutputSpec{out.name(), static_cast<core::DataType>(out.data_type()),
+                                               core::Shape(out.dims().begin(), out.dims().end()),
+                                               out.has_reshape()});
+  }
+  return io;
+}
+
+ModelVersion::ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
+                           std::unique_ptr<backends::BackendModel> backend_model,
+                           std::unique_ptr<Scheduler> scheduler)
+    : config_(std::move(config)),
+      version_(version),
+      io_(MakeModelIO(*config_, version)),
+      backend_model_(std::move(backend_model)),
+      scheduler_(std::move(scheduler)) {}
+
+ModelVersion::~ModelVersion() {
+  scheduler_->Stop();
+  scheduler_.reset();
+}
+
+}  // namespace inferd::lifecycle

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// One loaded, servable version of a model: its completed config, backend
+// objects and scheduler. In-flight requests pin it with a shared_ptr; the
+// manager calls Stop() (which drains the scheduler) before letting it go.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backends/abi/backend_model.h"
+#include "backends/abi/backend_request.h"
+#include "lifecycle/scheduler.h"
+#include "model_config.pb.h"
+
+namespace inferd::lifecycle {
+
+class ModelVersion {
+ public:
+  ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
+               std::unique_ptr<backends::BackendModel> backend_model, std::unique_ptr<Scheduler> scheduler);
+  ~ModelVersion();
+  ModelVersion(const ModelVersion&) = delete;
+  ModelVersion& operator=(const ModelVersion&) = delete;
+
+  const std::string& name() const { return config_->name(); }
+  int64_t version() const { return version_; }
+  const inference::ModelConfig& config() const { return *config_; }
+  const std::shared_ptr<const inference::ModelConfig>& shared_config() const { return config_; }
+  const std::shared_ptr<const backends::ModelIO>& io() const { return io_; }
+
+  void Submit(std::unique_ptr<INFERD_Request> request) { scheduler_->Submit(std::move(request)); }
+  // Finishes accepted requests and joins the instance threads. Idempotent.
+  void Stop() { scheduler_->Stop(); }
+
+ private:
+  const std::shared_ptr<const inference::ModelConfig> config_;
+  const int64_t version_;
+  const std::shared_ptr<const backends::ModelIO> io_;
+  // Declared before the scheduler so that the scheduler (and the instances
+  // it owns) is destroyed first.
+  std::unique_ptr<backends::BackendModel> backend_model_;
+  std::unique_ptr<Scheduler> scheduler_;
+};
+
+// The output facts of `config` that responses are checked against.
+std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version);
+
+}  // namespace inferd::lifecycle

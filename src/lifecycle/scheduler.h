@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// The interface through which a loaded model version runs requests. The
+// scheduling layer implements it (direct execution, dynamic batching); the
+// lifecycle layer only owns one per version and stops it before unloading,
+// so the dependency points from scheduling down to lifecycle.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/abi/backend_model.h"
+#include "backends/abi/backend_request.h"
+#include "model_config.pb.h"
+
+namespace inferd::lifecycle {
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // Always takes ownership; a request that cannot run (stopping) is
+  // completed with an error, never dropped.
+  virtual void Submit(std::unique_ptr<INFERD_Request> request) = 0;
+  // Stops accepting, finishes every accepted request, joins its threads.
+  // Idempotent. Called before the version's backend objects are deleted.
+  virtual void Stop() = 0;
+};
+
+// Builds the scheduler of one version over its instances (moved in).
+using SchedulerFactory = std::function<absl::StatusOr<std::unique_ptr<Scheduler>>(
+    const inference::ModelConfig& config,
+    std::vector<std::unique_ptr<backends::BackendInstance>> instances)>;
+
+}  // namespace inferd::lifecycle

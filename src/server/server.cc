@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "server/server.h"
+
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "backends/abi/backend_request.h"
+#include "base/status_macros.h"
+#include "lifecycle/model_manager.h"
+#include "scheduling/direct_scheduler.h"
+#include "server/request_validator.h"
+
+#ifndef INFERD_VERSION
+#define INFERD_VERSION "0.0.0"
+#endif
+
+namespace inferd {
+namespace {
+
+std::vector<TensorMetadata> TensorsOf(const inference::ModelConfig& config, bool inputs) {
+  std::vector<TensorMetadata> tensors;
+  auto add = [&](const std::string& name, inference::DataType type, const auto& dims) {
+    TensorMetadata t{name, static_cast<core::DataType>(type), {}};
+    if (config.max_batch_size() > 0) t.shape.push_back(-1);
+    t.shape.insert(t.shape.end(), dims.begin(), dims.end());
+    tensors.push_back(std::move(t));
+  };
+  if (inputs) {
+    for (const auto& in : config.input()) add(in.name(), in.data_type(), in.dims());
+  } else {
+    for (const auto& out : config.output()) add(out.name(), out.data_type(), out.dims());
+  }
+  return tensors;
+}
+
+int DetectCores() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options) : options_(std::move(options)) {}
+
+Server::~Server() { Stop(); }
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
+  if (options.model_repositories.empty()) {
+    return absl::InvalidArgumentError("at least one --model-repository is required");
+  }
+  if (options.cpu_cores <= 0) options.cpu_cores = DetectCores();
+  std::unique_ptr<Server> server(new Server(options));
+  lifecycle::ModelManagerOptions manager_options;
+  manager_options.repositories = options.model_repositories;
+  manager_options.loader.backend_directory = options.backend_directory;
+  manager_options.loader.auto_complete_config = options.auto_complete_config;
+  manager_options.loader.cpu_cores = options.cpu_cores;
+  manager_options.loader.scheduler_factory = scheduling::MakeSchedulerFactory();
+  INFERD_ASSIGN_OR_RETURN(server->models_, lifecycle::ModelManager::Create(std::move(manager_options)));
+  return server;
+}
+
+bool Server::IsLive() const { return !stopping_.load(std::memory_order_acquire); }
+
+bool Server::IsReady() const { return IsLive() && models_->AllReady(); }
+
+ServerMetadata Server::Metadata() const {
+  return ServerMetadata{options_.server_name, INFERD_VERSION,
+                        {"binary_tensor_data", "model_configuration", "parameters"}};
+}
+
+absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model, std::string_view version) const {
+  INFERD_ASSIGN_OR_RETURN(auto loaded, models_->Resolve(model, version));
+  const auto& config = loaded->config();
+  ModelMetadata metadata;
+  metadata.name = config.name();
+  const auto snapshot = models_->Snapshot();
+  if (auto it = snapshot->models.find(model); it != snapshot->models.end()) {
+    for (const auto& v : it->second.versions) {
+      if (v.state == lifecycle::VersionState::kReady) metadata.versions.push_back(std::to_string(v.version));
+    }
+  }
+  metadata.platform = config.platform().empty() ? config.backend() : config.platform();
+  metadata.inputs = TensorsOf(config, /*inputs=*/true);
+  metadata.outputs = TensorsOf(config, /*inputs=*/false);
+  return metadata;
+}
+
+absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> Server::GetModelConfig(
+    std::string_view model, std::string_view version) const {
+  INFERD_ASSIGN_OR_RETURN(auto loaded, models_->Resolve(model, version));
+  return loaded->shared_config();
+}
+
+absl::StatusOr<bool> Server::IsModelReady(std::string_view model, std::string_view version) const {
+  auto loaded = models_->Resolve(model, version);
+  if (loaded.ok()) return IsLive();
+  if (absl::IsUnavailable(loaded.status())) return false;
+  return loaded.status();
+}
+
+std::vector<ModelIndexEntry> Server::RepositoryIndex(bool ready_only) const {
+  std::vector<ModelIndexEntry> entries;
+  const auto snapshot = models_->Snapshot();
+  for (const auto& [name, status] : snapshot->models) {
+    if (status.versions.empty() && !ready_only) {
+      entries.push_back({name, "", "UNAVAILABLE", status.reason});
+    }
+    for (const auto& v : status.versions) {
+      if (ready_only && v.state != lifecycle::VersionState::kReady) continue;
+      entries.push_back({name, std::to_string(v.version), std::string(lifecycle::VersionStateName(v.state)), v.reason});
+    }
+  }
+  return entries;
+}
+
+void Server::InferAsync(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete) {
+  if (stopping_.load(std::memory_order_acquire)) {
+    on_complete(absl::UnavailableError("server is stopping"));
+    return;
+  }
+  auto loaded = models_->Resolve(request->model_name, request->model_version);
+  if (!loaded.ok()) {
+    on_complete(loaded.status());
+    return;
+  }
+  auto validated = ValidateRequest((*loaded)->config(), *request);
+  if (!validated.ok()) {
+    on_complete(validated.status());
+    return;
+  }
+  auto& version = **loaded;
+  auto backend_request = std::make_unique<INFERD_Request>(
+      std::move(request), std::move(on_complete), version.io(), std::move(validated->output_names),
+      validated->batch_size, std::shared_ptr<const void>(*loaded, nullptr));
+  version.Submit(std::move(backend_request));
+}
+
+void Server::Stop() {
+  if (stopping_.exchange(true)) return;
+  if (models_) models_->UnloadAll();
+}
+
+}  // namespace inferd

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// inferd::Server, the public in-process API and the only door through which
+// frontends (HTTP, gRPC) and embedders reach models. Thread-safe: every method
+// may be called concurrently from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/data_type.h"
+#include "core/infer_request.h"
+#include "core/shape.h"
+#include "server/server_options.h"
+
+namespace inference {
+class ModelConfig;
+}
+
+namespace inferd {
+
+namespace lifecycle {
+class ModelManager;
+}
+
+struct ServerMetadata {
+  std::string name;
+  std::string version;
+  std::vector<std::string> extensions;
+};
+
+struct TensorMetadata {
+  std::string name;
+  core::DataType datatype = core::DataType::kInvalid;
+  // Full shape: a leading -1 batch dimension when the model batches.
+  core::Shape shape;
+};
+
+struct ModelMetadata {
+  std::string name;
+  std::vector<std::string> versions;  // the ready versions, ascending
+  std::string platform;               // config platform, else backend
+  std::vector<TensorMetadata> inputs;
+  std::vector<TensorMetadata> outputs;
+};
+
+struct ModelIndexEntry {
+  std::string name;
+  std::string version;  // empty when the model has no version at all
+  std::string state;    // READY, LOADING, UNAVAILABLE, UNLOADING
+  std::string reason;   // why it is not READY
+};
+
+class Server {
+ public:
+  // Reads every repository and loads every model. A model that fails to load
+  // is UNAVAILABLE with its reason; only bad options fail Create.
+  static absl::StatusOr<std::unique_ptr<Server>> Create(ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  bool IsLive() const;
+  // Live and every model that was asked for loaded (none UNAVAILABLE or LOADING).
+  bool IsReady() const;
+  ServerMetadata Metadata() const;
+
+  // `version` is a decimal string or empty (newest ready version).
+  // NotFound: unknown model or version. Unavailable: known but not ready.
+  absl::StatusOr<ModelMetadata> GetModelMetadata(std::string_view model,
+                                                 std::string_view version) const;
+  absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> GetModelConfig(
+      std::string_view model, std::string_view version) const;
+  // NotFound for an unknown model or a malformed version; false when known
+  // but not ready.
+  absl::StatusOr<bool> IsModelReady(std::string_view model, std::string_view version) const;
+  // Every model version the server knows, sorted by name then version.
+  std::vector<ModelIndexEntry> RepositoryIndex(bool ready_only) const;
+
+  // Validates and runs `request`; `on_complete` is called exactly once, with
+  // the response or an error (InvalidArgument for a bad request, NotFound for
+  // an unknown model, Unavailable when not ready or stopping). It may be
+  // called before InferAsync returns. Input tensors must stay valid until
+  // then (their Buffer owners keep them alive, or the caller does).
+  void InferAsync(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete);
+
+  // Stops accepting requests, finishes those accepted, unloads every model.
+  // Idempotent; the destructor calls it.
+  void Stop();
+
+ private:
+  explicit Server(ServerOptions options);
+
+  const ServerOptions options_;
+  std::unique_ptr<lifecycle::ModelManager> models_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace inferd

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Fixtures that start the real inferd binary on free ports.
+
+`server` serves examples/models; `make_server(repo, *extra_args)` starts one on
+any repository (a tmp_path copy, a hand-made folder) and stops it at the end.
+"""
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+import requests
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BINARY = pathlib.Path(os.environ.get("INFERD_BINARY", ROOT / "build" / "bin" / "inferd"))
+BACKENDS = pathlib.Path(os.environ.get("INFERD_BACKEND_DIR", BINARY.parent.parent / "lib" / "backends"))
+EXAMPLES = ROOT / "examples" / "models"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RunningServer:
+    def __init__(self, repos, extra_args, log_path):
+        self.http_port = free_port()
+        self.grpc_port = free_port()
+        args = [str(BINARY), "serve", "--host", "127.0.0.1",
+                "--http-port", str(self.http_port), "--grpc-port", str(self.grpc_port),
+                "--backend-directory", str(BACKENDS)]
+        for repo in repos:
+            args += ["--model-repository", str(repo)]
+        args += list(extra_args)
+        self.log_path = log_path
+        self.log = open(log_path, "wb")
+        self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        self.http_url = f"127.0.0.1:{self.http_port}"
+        self.grpc_url = f"127.0.0.1:{self.grpc_port}"
+        self._wait_live()
+
+    def _wait_live(self, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"inferd exited with {self.process.returncode}:\n{self.output()}")
+            try:
+                if requests.get(f"http://{self.http_url}/v2/health/live", timeout=1).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"inferd did not become live:\n{self.output()}")
+
+    def output(self):
+        self.log.flush()
+        return pathlib.Path(self.log_path).read_text(errors="replace")
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        return self.process.returncode
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    if not (EXAMPLES / "simple" / "1" / "model.onnx").exists():
+        pytest.fail("example models are missing: run scripts/fetch_models.sh (make setup)")
+    log = tmp_path_factory.mktemp("inferd") / "server.log"
+    running = RunningServer([EXAMPLES], [], log)
+    yield running
+    code = running.stop()
+    assert code == 0, f"inferd exited with {code}:\n{running.output()}"
+
+
+@pytest.fixture
+def make_server(tmp_path):
+    started = []
+
+    def start(repos, *extra_args):
+        if not isinstance(repos, (list, tuple)):
+            repos = [repos]
+        running = RunningServer(repos, extra_args, tmp_path / f"server{len(started)}.log")
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture
+def example_copy(tmp_path):
+    """A writable copy of examples/models, to add broken models beside good ones."""
+    dest = tmp_path / "models"
+    shutil.copytree(EXAMPLES, dest)
+    return dest

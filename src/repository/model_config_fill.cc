@@ -34,14 +34,27 @@ std::string_view BackendForPlatform(std::string_view platform) {
   return {};
 }
 
-std::string_view DefaultFileName(std::string_view backend, std::string_view platform) {
+std::string DefaultFileName(std::string_view backend, std::string_view platform) {
   if (platform == "tensorflow_graphdef") return "model.graphdef";
   if (platform == "torch_aoti") return "model.pt2";
   for (const auto& known : kKnown) {
-    if (known.backend == backend) return known.file_name;
+    if (known.backend == backend) return std::string(known.file_name);
   }
   if (backend == "python") return "model.py";
   if (backend == "openvino") return "model.xml";
+  // Any other (custom) backend B reads model.B.
+  return backend.empty() ? std::string() : absl::StrCat("model.", absl::string_view(backend.data(), backend.size()));
+}
+
+// The backend a known default file name selects; empty for any other name.
+std::string_view BackendForFileName(std::string_view file) {
+  for (const auto& known : kKnown) {
+    if (known.file_name == file) return known.backend;
+  }
+  if (file == "model.pt2") return "pytorch";
+  if (file == "model.graphdef") return "tensorflow";
+  if (file == "model.py") return "python";
+  if (file == "model.xml") return "openvino";
   return {};
 }
 
@@ -96,23 +109,25 @@ absl::Status FillBackendAndPlatform(const std::string& model_name, const std::st
   if (config.backend().empty() && !config.platform().empty()) {
     config.set_backend(std::string(BackendForPlatform(config.platform())));
   }
-  if (config.backend().empty() && !config.default_model_filename().empty()) {
-    const auto& file = config.default_model_filename();
-    for (const auto& known : kKnown) {
-      if (known.file_name == file) config.set_backend(std::string(known.backend));
-    }
-    if (file == "model.py") config.set_backend("python");
-    if (file == "model.xml") config.set_backend("openvino");
+  if (config.backend().empty()) {
+    config.set_backend(std::string(BackendForFileName(config.default_model_filename())));
   }
   if (config.backend().empty()) {
-    const auto [file, backend] = ProbeModelFile(model_dir);
+    auto [file, backend] = ProbeModelFile(model_dir);
+    // No known file: a custom backend named by the folder, <something>.<backend>.
+    const size_t dot = model_name.find('.');
+    if (backend.empty() && dot != std::string::npos && dot + 1 < model_name.size()) {
+      backend = std::string_view(model_name).substr(dot + 1);
+    }
     if (backend.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "could not determine the backend of model '", model_name,
           "': set 'backend' or 'platform' in config.pbtxt, or add a version folder with a model file"));
     }
     config.set_backend(std::string(backend));
-    if (config.default_model_filename().empty()) config.set_default_model_filename(std::string(file));
+    if (config.default_model_filename().empty() && !file.empty()) {
+      config.set_default_model_filename(std::string(file));
+    }
   }
   if (config.platform().empty()) {
     for (const auto& known : kKnown) {
@@ -122,8 +137,12 @@ absl::Status FillBackendAndPlatform(const std::string& model_name, const std::st
     }
   }
   if (config.default_model_filename().empty()) {
-    config.set_default_model_filename(
-        std::string(DefaultFileName(config.backend(), config.platform())));
+    config.set_default_model_filename(DefaultFileName(config.backend(), config.platform()));
+  }
+  // TensorFlow needs its platform; Triton derives it from the file name.
+  if (config.backend() == "tensorflow" && config.platform().empty()) {
+    if (config.default_model_filename() == "model.graphdef") config.set_platform("tensorflow_graphdef");
+    if (config.default_model_filename() == "model.savedmodel") config.set_platform("tensorflow_savedmodel");
   }
   return CheckPair(config);
 }

@@ -12,7 +12,9 @@
 namespace inferd::repository {
 
 // Fills name, backend, platform and default_model_filename. `model_dir` is
-// looked into when neither backend, platform nor file name is given.
+// looked into when neither backend, platform nor file name is given; failing
+// that, a folder named <something>.<backend> names a custom backend, whose
+// default file is model.<backend>.
 // InvalidArgument when the backend cannot be determined or the pair is wrong.
 absl::Status FillBackendAndPlatform(const std::string& model_name, const std::string& model_dir,
                                     inference::ModelConfig& config);

@@ -12,16 +12,18 @@ namespace {
 
 using Problems = std::vector<std::string>;
 
-int64_t CountFixed(const google::protobuf::RepeatedField<int64_t>& dims, int* wildcards) {
-  int64_t count = 1;
+// Products of the runs of fixed dimensions between -1 entries (unsigned, so
+// that absurd dims wrap instead of overflowing).
+std::vector<uint64_t> FixedRuns(const google::protobuf::RepeatedField<int64_t>& dims) {
+  std::vector<uint64_t> runs(1, 1);
   for (int64_t d : dims) {
     if (d == -1) {
-      ++*wildcards;
+      runs.push_back(1);
     } else {
-      count *= d;
+      runs.back() *= static_cast<uint64_t>(d);
     }
   }
-  return count;
+  return runs;
 }
 
 void CheckReshape(const std::string& what, const google::protobuf::RepeatedField<int64_t>& dims,
@@ -30,17 +32,16 @@ void CheckReshape(const std::string& what, const google::protobuf::RepeatedField
     if (d == 0 || d < -1) problems.push_back(absl::StrCat(what, ": reshape has an invalid dimension ", d));
   }
   if (reshape.shape_size() == 0) {
-    int wildcards = 0;
-    if (!batching || CountFixed(dims, &wildcards) != 1 || wildcards != 0) {
+    // dims must hold exactly one element: no -1, product 1.
+    if (!batching || FixedRuns(dims) != std::vector<uint64_t>{1}) {
       problems.push_back(absl::StrCat(
           what, ": an empty reshape is allowed only for batching models whose dims hold one element"));
     }
     return;
   }
-  int dims_wild = 0, reshape_wild = 0;
-  const int64_t dims_count = CountFixed(dims, &dims_wild);
-  const int64_t reshape_count = CountFixed(reshape.shape(), &reshape_wild);
-  if (dims_wild != reshape_wild || (dims_wild == 0 && dims_count != reshape_count)) {
+  // Equal element counts: with -1 entries, the same number of them and equal
+  // products of the fixed runs between them ([2,4,-1,6] <-> [8,-1,1,6]).
+  if (FixedRuns(dims) != FixedRuns(reshape.shape())) {
     problems.push_back(absl::StrCat(what, ": reshape does not have the same element count as dims"));
   }
 }

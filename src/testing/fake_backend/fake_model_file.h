@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// The text format of the fake backend's model file (`model.fake`), one
+// directive per line, `#` starts a comment:
+//   input  <name> <DATATYPE> <dim>...    a model input (-1: variable)
+//   output <name> <DATATYPE> <dim>...    a model output; output i echoes input i
+//   fail_load                            ModelCreate fails
+//   fail_instance                        InstanceCreate fails
+//   fail_execute                         every request completes with an error
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "inferd/backend.h"
+
+namespace inferd::fake {
+
+struct FakeTensor {
+  std::string name;
+  INFERD_DataType datatype = INFERD_TYPE_INVALID;
+  std::vector<int64_t> dims;
+};
+
+struct FakeModelFile {
+  std::vector<FakeTensor> inputs;
+  std::vector<FakeTensor> outputs;
+  bool fail_load = false;
+  bool fail_instance = false;
+  bool fail_execute = false;
+};
+
+// Parses `text`; on a malformed line returns false and sets `error`.
+bool ParseFakeModelFile(const std::string& text, FakeModelFile* file, std::string* error);
+// Reads and parses the file at `path`; false with `error` when unreadable.
+bool ReadFakeModelFile(const std::string& path, FakeModelFile* file, std::string* error);
+
+}  // namespace inferd::fake

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "inline_scheduler.h"
+
+namespace inferd::lifecycle {
+
+void InlineScheduler::Submit(std::unique_ptr<INFERD_Request> request) {
+  absl::MutexLock lock(&mu_);  // one batch at a time per instance, as the ABI promises
+  if (stopped_ || instances_.empty()) {
+    request->Complete(absl::UnavailableError("stopped"));
+    return;
+  }
+  std::vector<std::unique_ptr<INFERD_Request>> batch;
+  batch.push_back(std::move(request));
+  instances_.front()->Execute(std::move(batch));
+}
+
+void InlineScheduler::Stop() {
+  absl::MutexLock lock(&mu_);
+  stopped_ = true;
+}
+
+SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen) {
+  return [instances_seen](const inference::ModelConfig&,
+                          std::vector<std::unique_ptr<backends::BackendInstance>> instances)
+             -> absl::StatusOr<std::unique_ptr<Scheduler>> {
+    if (instances_seen) *instances_seen += static_cast<int>(instances.size());
+    return std::make_unique<InlineScheduler>(std::move(instances));
+  };
+}
+
+}  // namespace inferd::lifecycle

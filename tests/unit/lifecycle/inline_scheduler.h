@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// A Scheduler for lifecycle tests that runs each request on the submitting
+// thread, on instance 0, so tests need no threads or waiting.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "lifecycle/scheduler.h"
+
+namespace inferd::lifecycle {
+
+class InlineScheduler final : public Scheduler {
+ public:
+  explicit InlineScheduler(std::vector<std::unique_ptr<backends::BackendInstance>> instances)
+      : instances_(std::move(instances)) {}
+  void Submit(std::unique_ptr<INFERD_Request> request) override;
+  void Stop() override;
+  size_t instance_count() const { return instances_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<backends::BackendInstance>> instances_;
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// Builds InlineSchedulers; counts the instances it was handed.
+SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen = nullptr);
+
+}  // namespace inferd::lifecycle

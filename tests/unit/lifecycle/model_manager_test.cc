@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// ModelManager over the fake backend: failures stay with their model, and
+// Resolve answers NotFound / Unavailable / the newest ready version.
+#include "lifecycle/model_manager.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "inline_scheduler.h"
+#include "testing/fake_model.h"
+#include "testing/infer_helpers.h"
+#include "testing/temp_dir.h"
+
+namespace inferd::lifecycle {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FakeConfig;
+
+constexpr char kIO[] = R"pb(
+  input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ]
+  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ])pb";
+
+class ModelManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::WriteFakeModel(repo_.path(), {"good", FakeConfig(kIO)});
+    testing::WriteFakeModel(repo_.path(), {"broken", FakeConfig(kIO), "fail_load\n"});
+    testing::WriteFakeModel(repo_.path(), {"unreadable", "not_a_field: 1\n"});
+    testing::WriteFakeModel(repo_.path(),
+                            {"multi", FakeConfig(std::string(kIO) + "version_policy { all { } }"), "", {1, 2, 3}});
+    testing::WriteFile(repo_.Join("multi/3/model.fake"), "fail_load\n");
+  }
+
+  std::unique_ptr<ModelManager> Create() {
+    ModelManagerOptions options;
+    options.repositories = {repo_.path()};
+    options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 2, InlineSchedulerFactory()};
+    auto manager = ModelManager::Create(std::move(options));
+    EXPECT_TRUE(manager.ok()) << manager.status();
+    return manager.ok() ? std::move(*manager) : nullptr;
+  }
+
+  testing::TempDir repo_;
+};
+
+TEST_F(ModelManagerTest, MissingRepositoryFailsCreate) {
+  ModelManagerOptions options;
+  options.repositories = {repo_.Join("missing")};
+  options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
+  auto manager = ModelManager::Create(std::move(options));
+  EXPECT_TRUE(absl::IsNotFound(manager.status()));
+}
+
+TEST_F(ModelManagerTest, FailuresAreIsolatedPerModel) {
+  auto manager = Create();
+  ASSERT_NE(manager, nullptr);
+  const auto snapshot = manager->Snapshot();
+  ASSERT_EQ(snapshot->models.size(), 4u);
+  const ModelStatus& good = snapshot->models.at("good");
+  ASSERT_EQ(good.versions.size(), 1u);
+  EXPECT_EQ(good.versions[0].state, VersionState::kReady);
+  const ModelStatus& broken = snapshot->models.at("broken");
+  ASSERT_EQ(broken.versions.size(), 1u);
+  EXPECT_EQ(broken.versions[0].state, VersionState::kUnavailable);
+  EXPECT_THAT(broken.versions[0].reason, HasSubstr("fail_load"));
+  const ModelStatus& unreadable = snapshot->models.at("unreadable");
+  EXPECT_TRUE(unreadable.versions.empty());
+  EXPECT_THAT(unreadable.reason, HasSubstr("not_a_field"));
+  EXPECT_FALSE(manager->AllReady());
+}
+
+TEST_F(ModelManagerTest, AllReadyWhenEveryVersionLoaded) {
+  testing::TempDir repo;
+  testing::WriteFakeModel(repo.path(), {"a", FakeConfig(kIO)});
+  testing::WriteFakeModel(repo.path(), {"b", FakeConfig()});
+  ModelManagerOptions options;
+  options.repositories = {repo.path()};
+  options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
+  auto manager = ModelManager::Create(std::move(options));
+  ASSERT_TRUE(manager.ok()) << manager.status();
+  EXPECT_TRUE((*manager)->AllReady());
+}
+
+TEST_F(ModelManagerTest, EmptyRepositoryIsReady) {
+  testing::TempDir repo;
+  ModelManagerOptions options;
+  options.repositories = {repo.path()};
+  options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
+  auto manager = ModelManager::Create(std::move(options));
+  ASSERT_TRUE(manager.ok()) << manager.status();
+  EXPECT_TRUE((*manager)->AllReady());
+  EXPECT_TRUE((*manager)->Snapshot()->models.empty());
+}
+
+TEST_F(ModelManagerTest, ResolveUnknownModelIsNotFound) {
+  auto manager = Create();
+  ASSERT_NE(manager, nullptr);
+  auto resolved = manager->Resolve("nope", "");
+  EXPECT_TRUE(absl::IsNotFound(resolved.status()));
+  EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("unknown model: 'nope'"));
+}
+
+TEST_F(ModelManagerTest, ResolveUnknownOrMalformedVersionIsNotFound) {
+  auto manager = Create();
+  ASSERT_NE(manager, nullptr);
+  for (const char* version : {"7", "0", "abc", "01", "-1", "1.0", " 1"}) {
+    auto resolved = manager->Resolve("good", version);
+    EXPECT_TRUE(absl::IsNotFound(resolved.status())) << version << ": " << resolved.status();
+    EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("model 'good' has no version")) << version;
+  }
+}
+
+TEST_F(ModelManagerTest, ResolveNotReadyIsUnavailableWithReason) {
+  auto manager = Create();
+  ASSERT_NE(manager, nullptr);
+  for (const char* version : {"", "1"}) {
+    auto resolved = manager->Resolve("broken", version);
+    EXPECT_TRUE(absl::IsUnavailable(resolved.status())) << version << ": " << resolved.status();
+    EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("is not ready: "));
+    EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("fail_load"));
+  }
+  auto unreadable = manager->Resolve("unreadable", "");
+  EXPECT_TRUE(absl::IsUnavailable(unreadable.status()));
+  EXPECT_THAT(std::string(unreadable.status().message()), HasSubstr("not_a_field"));
+  auto version3 = manager->Resolve("multi", "3");
+  EXPECT_TRUE(absl::IsUnavailable(version3.status()));
+  EXPECT_THAT(std::string(version3.status().message()), HasSubstr("model 'multi' version 3 is not ready"));
+}
+
+TEST_F(ModelManagerTest, EmptyVersionIsTheNewestReady) {
+  auto manager = Create();
+  ASSERT_NE(manager, nullptr);
+  auto newest = manager->Resolve("multi", "");
+  ASSERT_TRUE(newest.ok()) << newest.status();
+  EXPECT_EQ((*newest)->version(), 2);  // 3 failed to load
+  auto first = manager->Resolve("multi", "1");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)->version(), 1);
+  auto good = manager->Resolve("good", "1");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ((*good)->name(), "good");
+}
+
+TEST_F(ModelManagerTest, UnloadAllEmptiesTheTableAndStopsVersions) {
+  auto manager = Create();
+  ASSERT_NE(manager, nullptr);
+  auto pinned = manager->Resolve("good", "");
+  ASSERT_TRUE(pinned.ok()) << pinned.status();
+  manager->UnloadAll();
+  manager->UnloadAll();  // idempotent
+  EXPECT_TRUE(manager->Snapshot()->models.empty());
+  EXPECT_TRUE(absl::IsNotFound(manager->Resolve("good", "").status()));
+  // A version still pinned by a request stays valid but no longer runs.
+  auto request = std::make_unique<core::InferRequest>();
+  request->inputs.push_back(testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {4}, {1, 2, 3, 4}));
+  testing::CallbackResult result;
+  (*pinned)->Submit(std::make_unique<INFERD_Request>(std::move(request), result.Callback(), (*pinned)->io(),
+                                                     std::vector<std::string>{"OUTPUT0"}, 1, nullptr));
+  EXPECT_TRUE(absl::IsUnavailable(result.Wait().status()));
+}
+
+TEST(ParseRequestedVersionTest, Forms) {
+  EXPECT_EQ(*ParseRequestedVersion("m", ""), std::nullopt);
+  EXPECT_EQ(*ParseRequestedVersion("m", "0"), 0);
+  EXPECT_EQ(*ParseRequestedVersion("m", "12"), 12);
+  EXPECT_TRUE(absl::IsNotFound(ParseRequestedVersion("m", "x").status()));
+  EXPECT_TRUE(absl::IsNotFound(ParseRequestedVersion("m", "01").status()));
+}
+
+}  // namespace
+}  // namespace inferd::lifecycle

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// Request checks against a model config before queueing: names, datatypes,
+// shapes (with the batch dimension), byte sizes, outputs, parameters.
+#include "server/request_validator.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "repository/model_config_parser.h"
+#include "testing/infer_helpers.h"
+
+namespace inferd {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using core::DataType;
+using testing::MakeBytesTensor;
+using testing::MakeTensor;
+
+constexpr char kBatching[] = R"pb(
+  name: "m" max_batch_size: 8
+  input [ { name: "a" data_type: TYPE_FP32 dims: [ -1, 3 ] },
+          { name: "s" data_type: TYPE_STRING dims: [ 2 ] },
+          { name: "opt" data_type: TYPE_INT32 dims: [ 1 ] optional: true } ]
+  output [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] }, { name: "y" data_type: TYPE_FP32 dims: [ 3 ] } ])pb";
+
+inference::ModelConfig Config(const std::string& text = kBatching) {
+  auto config = repository::ParseModelConfig(text, "config.pbtxt");
+  EXPECT_TRUE(config.ok()) << config.status();
+  return config.ok() ? *config : inference::ModelConfig();
+}
+
+core::Tensor A(core::Shape shape) {
+  auto count = core::ElementCount(shape);
+  return MakeTensor<float>("a", DataType::kFp32, shape, std::vector<float>(count.ok() ? *count : 0, 1.0f));
+}
+
+core::Tensor S(int64_t batch) {
+  return MakeBytesTensor("s", {batch, 2}, std::vector<std::string>(static_cast<size_t>(batch) * 2, "hi"));
+}
+
+core::InferRequest Request(std::vector<core::Tensor> inputs) {
+  core::InferRequest request;
+  request.model_name = "m";
+  request.inputs = std::move(inputs);
+  return request;
+}
+
+// The error message of validating `request` against `config`; "" when valid.
+std::string Error(core::InferRequest request, const inference::ModelConfig& config = Config()) {
+  auto result = ValidateRequest(config, request);
+  if (result.ok()) return "";
+  EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << result.status();
+  return std::string(result.status().message());
+}
+
+TEST(RequestValidatorTest, ValidBatchedRequest) {
+  auto request = Request({A({2, 5, 3}), S(2)});
+  auto result = ValidateRequest(Config(), request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->batch_size, 2);
+  EXPECT_THAT(result->output_names, ElementsAre("x", "y"));  // config order by default
+}
+
+TEST(RequestValidatorTest, NonBatchingModelHasBatchSizeOne) {
+  const auto config = Config(R"pb(name: "m" input [ { name: "a" data_type: TYPE_FP32 dims: [ -1, 3 ] } ]
+                                  output [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ])pb");
+  auto request = Request({A({5, 3})});
+  auto result = ValidateRequest(config, request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->batch_size, 1);
+  EXPECT_THAT(Error(Request({A({1, 5, 3})}), config), HasSubstr("unexpected shape [1,5,3], expected [-1,3]"));
+}
+
+TEST(RequestValidatorTest, UnknownAndDuplicateInputs) {
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), S(1), MakeTensor<float>("zzz", DataType::kFp32, {1}, {1.0f})})),
+              HasSubstr("unexpected inference input 'zzz' for model 'm'"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), S(1), A({1, 1, 3})})), HasSubstr("model 'm' input 'a': is given twice"));
+}
+
+TEST(RequestValidatorTest, MissingRequiredInputButOptionalMayBeOmitted) {
+  EXPECT_THAT(Error(Request({A({1, 1, 3})})), HasSubstr("model 'm' expects input 's', which the request lacks"));
+  EXPECT_EQ(Error(Request({A({1, 1, 3}), S(1), MakeTensor<int32_t>("opt", DataType::kInt32, {1, 1}, {7})})), "");
+}
+
+TEST(RequestValidatorTest, DatatypeMustMatch) {
+  auto wrong = MakeTensor<double>("a", DataType::kFp64, {1, 1, 3}, {1, 2, 3});
+  EXPECT_THAT(Error(Request({wrong, S(1)})), HasSubstr("model 'm' input 'a': datatype FP64 does not match the model's FP32"));
+}
+
+TEST(RequestValidatorTest, BatchDimensionRules) {
+  EXPECT_THAT(Error(Request({A({}), S(1)})), HasSubstr("shape must include the batch dimension"));
+  EXPECT_THAT(Error(Request({A({9, 1, 3}), S(9)})), HasSubstr("batch size 9 is outside [1, max_batch_size 8]"));
+  EXPECT_THAT(Error(Request({A({0, 1, 3}), S(1)})), HasSubstr("batch size 0 is outside"));
+  EXPECT_THAT(Error(Request({A({2, 1, 3}), S(3)})), HasSubstr("inputs of one request must share the batch size"));
+  EXPECT_EQ(Error(Request({A({8, 1, 3}), S(8)})), "");
+}
+
+TEST(RequestValidatorTest, ShapeMustMatchDims) {
+  EXPECT_THAT(Error(Request({A({1, 2, 4}), S(1)})),
+              HasSubstr("unexpected shape [1,2,4], expected [1,-1,3] (the first dimension is the batch size)"));
+  EXPECT_THAT(Error(Request({A({1, 3}), S(1)})), HasSubstr("unexpected shape [1,3]"));
+  EXPECT_EQ(Error(Request({A({1, 0, 3}), S(1)})), "");  // -1 accepts any size, including 0
+}
+
+TEST(RequestValidatorTest, NegativeDimensionsAreRejected) {
+  core::Tensor a = MakeTensor<float>("a", DataType::kFp32, {1, -1, 3}, {});
+  EXPECT_THAT(Error(Request({a, S(1)})), HasSubstr("shape must not contain negative dimensions"));
+}
+
+TEST(RequestValidatorTest, FixedSizeByteCount) {
+  core::Tensor short_a = MakeTensor<float>("a", DataType::kFp32, {1, 2, 3}, {1, 2, 3, 4, 5});
+  EXPECT_THAT(Error(Request({short_a, S(1)})),
+              HasSubstr("model 'm' input 'a': unexpected byte size 20, expected 24 for shape [1,2,3]"));
+  core::Tensor long_a = MakeTensor<float>("a", DataType::kFp32, {1, 1, 3}, {1, 2, 3, 4});
+  EXPECT_THAT(Error(Request({long_a, S(1)})), HasSubstr("unexpected byte size 16, expected 12"));
+}
+
+TEST(RequestValidatorTest, BytesEncoding) {
+  EXPECT_EQ(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"", std::string(300, 'x')})})), "");
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"one"})})),
+              HasSubstr("model 'm' input 's': has 1 BYTES elements; shape [1,2] needs 2"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"a", "b", "c"})})),
+              HasSubstr("has 3 BYTES elements"));
+  core::Tensor truncated_length = MakeBytesTensor("s", {1, 2}, {"a"});
+  truncated_length.data = core::Buffer::Own(testing::EncodeBytes({"a"}) + std::string(2, '\0'));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), truncated_length})), HasSubstr("BYTES data ends inside an element length"));
+  core::Tensor past_end = MakeBytesTensor("s", {1, 2}, {"a"});
+  past_end.data = core::Buffer::Own(testing::EncodeBytes({"a", "bcdef"}).substr(0, 11));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), past_end})), HasSubstr("BYTES element runs past the end of the data"));
+}
+
+TEST(RequestValidatorTest, EmptyBytesTensor) {
+  const auto config = Config(R"pb(name: "m" input [ { name: "s" data_type: TYPE_STRING dims: [ -1 ] } ]
+                                  output [ { name: "x" data_type: TYPE_STRING dims: [ -1 ] } ])pb");
+  EXPECT_EQ(Error(Request({MakeBytesTensor("s", {0}, {})}), config), "");
+  EXPECT_THAT(Error(Request({MakeBytesTensor("s", {0}, {""})}), config), HasSubstr("has 1 BYTES elements"));
+}
+
+TEST(RequestValidatorTest, RequestedOutputs) {
+  auto request = Request({A({1, 1, 3}), S(1)});
+  request.requested_outputs = {"y", "x"};
+  auto result = ValidateRequest(Config(), request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(result->output_names, ElementsAre("y", "x"));  // the client's order
+
+  request.requested_outputs = {"y"};
+  EXPECT_THAT(ValidateRequest(Config(), request)->output_names, ElementsAre("y"));
+  request.requested_outputs = {"nope"};
+  EXPECT_THAT(Error(request), HasSubstr("model 'm' has no output 'nope'"));
+  request.requested_outputs = {"x", "x"};
+  EXPECT_THAT(Error(request), HasSubstr("output 'x' is requested twice"));
+}
+
+TEST(RequestValidatorTest, ReservedParameters) {
+  auto request = Request({A({1, 1, 3}), S(1)});
+  request.parameters["custom"] = int64_t{1};
+  request.parameters["triton_enable_empty_final_response"] = true;
+  EXPECT_EQ(Error(request), "");
+  request.parameters["triton_anything"] = std::string("x");
+  EXPECT_THAT(Error(request), HasSubstr("parameter 'triton_anything' is reserved"));
+}
+
+TEST(RequestValidatorTest, ReshapeRewritesShapesForTheBackend) {
+  const auto config = Config(R"pb(
+    name: "m" max_batch_size: 4
+    input [ { name: "a" data_type: TYPE_FP32 dims: [ 2, -1 ] reshape { shape: [ -1, 2, 1 ] } },
+            { name: "b" data_type: TYPE_FP32 dims: [ 1 ] reshape { } } ]
+    output [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ])pb");
+  auto request = Request({MakeTensor<float>("a", DataType::kFp32, {3, 2, 5}, std::vector<float>(30)),
+                          MakeTensor<float>("b", DataType::kFp32, {3, 1}, std::vector<float>(3))});
+  auto result = ValidateRequest(config, request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(request.inputs[0].shape, ElementsAre(3, 5, 2, 1));
+  EXPECT_THAT(request.inputs[1].shape, ElementsAre(3));
+}
+
+TEST(RequestValidatorTest, ErrorsNameModelAndTensor) {
+  const std::string message = Error(Request({A({1, 1, 4}), S(1)}));
+  EXPECT_THAT(message, HasSubstr("model 'm'"));
+  EXPECT_THAT(message, HasSubstr("input 'a'"));
+}
+
+}  // namespace
+}  // namespace inferd

@@ -3,6 +3,7 @@
 // set-up, the start-up model table, and a clean stop on SIGINT/SIGTERM.
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <pthread.h>
 
@@ -28,15 +29,19 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
   serve.add_option("--model-repository", flags.server.model_repositories,
                    "Model repository folder (repeat for several)")->required();
   serve.add_option("--backend-directory", flags.server.backend_directory,
-                   "Folder with <backend>/libinferd_<backend>.so")->capture_default_str();
+                   "Folder with <backend>/libinferd_<backend>.so (default: ../lib/backends beside the binary)");
   serve.add_option("--host", flags.http.host, "Address the HTTP and gRPC endpoints listen on")->capture_default_str();
   serve.add_option("--http-port", flags.http.port, "HTTP/REST port (0 picks a free one)")->capture_default_str();
   serve.add_option("--grpc-port", flags.grpc.port, "gRPC port (0 picks a free one)")->capture_default_str();
   serve.add_option("--http-threads", flags.http.threads, "HTTP I/O threads")->capture_default_str();
   serve.add_option("--http-max-body-bytes", flags.http.max_body_bytes,
                    "Largest HTTP request body accepted (after decompression)")->capture_default_str();
+  serve.add_option("--http-max-json-input-bytes", flags.http.max_json_input_bytes,
+                   "Largest total tensor data decoded from JSON in one request")->capture_default_str();
   serve.add_option("--grpc-max-message-bytes", flags.grpc.max_message_bytes,
                    "Largest gRPC message sent or received")->capture_default_str();
+  serve.add_option("--grpc-max-concurrent-streams", flags.grpc.max_concurrent_streams,
+                   "HTTP/2 streams one gRPC connection may open at once")->capture_default_str();
   serve.add_option("--cpu-cores", flags.server.cpu_cores,
                    "Cores the default thread counts are sized for (0: all available)")->capture_default_str();
   serve.add_flag("--disable-auto-complete-config", flags.disable_auto_complete,
@@ -55,7 +60,17 @@ sigset_t BlockStopSignals() {
   return set;
 }
 
+// <folder of the executable>/../lib/backends: where the build and `make
+// install` put backends, so the binary finds them from any working folder.
+std::string DefaultBackendDirectory() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "lib/backends";
+  return (exe.parent_path().parent_path() / "lib" / "backends").string();
+}
+
 int Serve(Flags& flags) {
+  if (flags.server.backend_directory.empty()) flags.server.backend_directory = DefaultBackendDirectory();
   if (auto status = inferd::base::SetLogLevel(flags.log_level); !status.ok()) {
     std::cerr << status.message() << "\n";
     return 2;
@@ -100,6 +115,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", absl::StrCat("inferd ", INFERD_VERSION));
   Flags flags;
+  flags.server.backend_directory.clear();  // resolved beside the binary unless given
   CLI::App* serve = app.add_subcommand("serve", "Serve the models of one or more repositories");
   AddServeFlags(*serve, flags);
   CLI11_PARSE(app, argc, argv);

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "frontends/grpc/inference_service.h"
+
+#include <utility>
+
+#include "frontends/grpc/grpc_status.h"
+#include "frontends/grpc/infer_request_codec.h"
+#include "frontends/grpc/infer_response_codec.h"
+#include "frontends/grpc/metadata_codec.h"
+#include "model_config.pb.h"
+
+namespace inferd::frontends::grpc {
+
+InferenceService::InferenceService(Server& server) : server_(server) {
+  SetMessageAllocatorFor_ModelInfer(&infer_allocator_);
+}
+
+InferenceService::Unary* InferenceService::ServerLive(Context* context,
+                                                      const inference::ServerLiveRequest*,
+                                                      inference::ServerLiveResponse* response) {
+  response->set_live(server_.IsLive());
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(::grpc::Status::OK);
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::ServerReady(Context* context,
+                                                       const inference::ServerReadyRequest*,
+                                                       inference::ServerReadyResponse* response) {
+  response->set_ready(server_.IsReady());
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(::grpc::Status::OK);
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::ModelReady(Context* context,
+                                                      const inference::ModelReadyRequest* request,
+                                                      inference::ModelReadyResponse* response) {
+  absl::StatusOr<bool> ready = server_.IsModelReady(request->name(), request->version());
+  if (ready.ok()) response->set_ready(*ready);
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(ready.status()));
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::ServerMetadata(
+    Context* context, const inference::ServerMetadataRequest*,
+    inference::ServerMetadataResponse* response) {
+  EncodeServerMetadata(server_.Metadata(), *response);
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(::grpc::Status::OK);
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::ModelMetadata(
+    Context* context, const inference::ModelMetadataRequest* request,
+    inference::ModelMetadataResponse* response) {
+  auto metadata = server_.GetModelMetadata(request->name(), request->version());
+  if (metadata.ok()) EncodeModelMetadata(*metadata, *response);
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(metadata.status()));
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::ModelConfig(Context* context,
+                                                       const inference::ModelConfigRequest* request,
+                                                       inference::ModelConfigResponse* response) {
+  auto config = server_.GetModelConfig(request->name(), request->version());
+  if (config.ok()) response->mutable_config()->CopyFrom(**config);
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(config.status()));
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::RepositoryIndex(
+    Context* context, const inference::RepositoryIndexRequest* request,
+    inference::RepositoryIndexResponse* response) {
+  Unary* reactor = context->DefaultReactor();
+  // As Triton: one implicit repository set, which cannot be named.
+  if (!request->repository_name().empty()) {
+    reactor->Finish(::grpc::Status(::grpc::StatusCode::UNIMPLEMENTED,
+                                   "'repository_name' is not supported in repository index"));
+    return reactor;
+  }
+  EncodeRepositoryIndex(server_.RepositoryIndex(request->ready()), *response);
+  reactor->Finish(::grpc::Status::OK);
+  return reactor;
+}
+
+InferenceService::Unary* InferenceService::ModelInfer(Context* context,
+                                                      const inference::ModelInferRequest* request,
+                                                      inference::ModelInferResponse* response) {
+  Unary* reactor = context->DefaultReactor();
+  auto decoded = DecodeInferRequest(*request, InferMessageAllocator::OwnerOf(*context));
+  if (!decoded.ok()) {
+    reactor->Finish(ToGrpcStatus(decoded.status()));
+    return reactor;
+  }
+  // The callback touches only the call's own objects, which gRPC keeps until
+  // Finish completes, so it may outlive this service during shutdown.
+  server_.InferAsync(*std::move(decoded),
+                     [reactor, response](absl::StatusOr<core::InferResponse> result) {
+                       if (!result.ok()) {
+                         reactor->Finish(ToGrpcStatus(result.status()));
+                         return;
+                       }
+                       EncodeInferResponse(*result, *response);
+                       reactor->Finish(::grpc::Status::OK);
+                     });
+  return reactor;
+}
+
+}  // namespace inferd::frontends::grpc

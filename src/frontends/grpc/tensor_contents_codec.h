@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tensor bytes of one gRPC input: from typed InferTensorContents (narrowing
+// INT8/16 and UINT8/16, prefixing BYTES elements) or a raw_input_contents
+// entry (checked against the datatype and shape). No I/O.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/data_type.h"
+#include "core/tensor.h"
+#include "grpc_service.pb.h"
+
+namespace inferd::frontends::grpc {
+
+// Bytes of `count` elements of `type` in the binary layout the server uses.
+// Same-width fields (INT32, INT64, UINT32, UINT64, FP32, FP64) are not
+// copied: the Buffer points into `contents` and holds `owner`.
+// InvalidArgument: the field for `type` does not hold exactly `count`
+// values, a value does not fit the type, or the type is FP16/BF16 (raw only).
+absl::StatusOr<core::Buffer> DecodeTensorContents(const inference::InferTensorContents& contents,
+                                                  core::DataType type, int64_t count,
+                                                  const std::shared_ptr<const void>& owner);
+
+// A view of a raw_input_contents entry (no copy, holds `owner`), after
+// checking that its size fits `type` and `count` (for BYTES, that it holds
+// exactly `count` length-prefixed elements). InvalidArgument otherwise.
+absl::StatusOr<core::Buffer> DecodeRawContents(const std::string& raw, core::DataType type,
+                                               int64_t count,
+                                               const std::shared_ptr<const void>& owner);
+
+}  // namespace inferd::frontends::grpc

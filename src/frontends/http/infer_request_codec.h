@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Decodes a KServe v2 HTTP infer request (JSON header plus binary tensor
+// blobs, §1.3/§1.6 of protocol-kserve-v2.md) into a core::InferRequest, and
+// remembers how each output should be returned. Binary inputs are views into
+// the body, which their Buffers keep alive: nothing is copied. No I/O.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/infer_request.h"
+
+namespace inferd::frontends::http {
+
+// Which outputs go back as binary blobs rather than JSON `data`.
+struct OutputFormat {
+  bool binary_default = false;  // request parameter binary_data_output
+  std::map<std::string, bool, std::less<>> binary_by_name;  // output parameter binary_data
+
+  bool IsBinary(std::string_view output_name) const;
+};
+
+struct DecodedInferRequest {
+  std::unique_ptr<core::InferRequest> request;  // model name/version left empty
+  OutputFormat format;
+};
+
+struct InferDecodeOptions {
+  // Largest JSON header, and total tensor bytes its `data` arrays may
+  // decode to. Bounds the parser's memory (several times the JSON size).
+  size_t max_json_input_bytes = 64 << 20;
+};
+
+// `body` is the whole (decompressed) request body. `json_length` is the
+// Inference-Header-Content-Length value (the JSON header's size, the rest of
+// the body being binary blobs); nullopt when the header was absent, meaning
+// the whole body is JSON. REQUIRES: *json_length in [1, body->size()].
+// InvalidArgument for anything malformed; the message names the tensor.
+absl::StatusOr<DecodedInferRequest> DecodeInferRequest(std::shared_ptr<const std::string> body,
+                                                       std::optional<size_t> json_length,
+                                                       const InferDecodeOptions& options);
+
+// Parses an Inference-Header-Content-Length value against the body size:
+// a decimal in [0, body_size], InvalidArgument otherwise.
+absl::StatusOr<size_t> ParseInferenceHeaderLength(std::string_view value, size_t body_size);
+
+}  // namespace inferd::frontends::http

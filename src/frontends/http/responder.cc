@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "frontends/http/responder.h"
+
+#include "frontends/http/session.h"
+
+namespace inferd::frontends::http {
+
+void Responder::Send(HttpReply reply) const {
+  // std::function needs a copyable callable; the reply moves in once.
+  auto shared = std::make_shared<HttpReply>(std::move(reply));
+  session_->Deliver([shared] { return std::move(*shared); });
+}
+
+void Responder::SendLater(std::function<HttpReply()> make) const {
+  session_->Deliver(std::move(make));
+}
+
+}  // namespace inferd::frontends::http

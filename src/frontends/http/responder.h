@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// How a route handler answers: exactly one Send or SendLater per request,
+// from any thread. The reply is built and written on the connection's own
+// executor, so a backend thread never encodes or touches the socket.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "frontends/http/http_reply.h"
+
+namespace inferd::frontends::http {
+
+class Session;
+
+// Copyable; keeps the session alive until the reply has been handed over,
+// even if the client has gone (the write then simply fails).
+class Responder {
+ public:
+  explicit Responder(std::shared_ptr<Session> session) : session_(std::move(session)) {}
+
+  void Send(HttpReply reply) const;
+  // Runs `make` on the session's executor and sends what it returns.
+  void SendLater(std::function<HttpReply()> make) const;
+
+ private:
+  std::shared_ptr<Session> session_;
+};
+
+}  // namespace inferd::frontends::http

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The route groups, one file each: health probes, metadata (server, model,
+// config, ready), inference, and the model repository.
+#pragma once
+
+#include "frontends/http/routes/route_context.h"
+
+namespace inferd::frontends::http {
+
+// GET /v2/health/live and /v2/health/ready.
+HttpReply HandleHealth(const ServingContext& context, const RouteMatch& route);
+// GET /v2, /v2/models/{M}[/versions/{V}][/ready|/config].
+HttpReply HandleMetadata(const ServingContext& context, const RouteMatch& route);
+// POST /v2/repository[/{R}]/index and .../models/{M}/load|unload.
+HttpReply HandleRepository(const ServingContext& context, const IncomingRequest& request);
+// POST /v2/models/{M}[/versions/{V}]/infer; answers asynchronously.
+void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
+                 Responder responder);
+
+// Routes to the handler above or answers 404/405/501 itself.
+void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
+                     Responder responder);
+
+}  // namespace inferd::frontends::http

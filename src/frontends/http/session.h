@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// One HTTP/1.1 connection: reads a request (header checks, body limit,
+// 100-continue), dispatches it, writes the reply, and loops while the
+// connection is kept alive. One request at a time (no pipelining). All work
+// runs on the connection's strand; Deliver/Close may be called from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/beast/core/flat_buffer.hpp"
+#include "boost/beast/core/tcp_stream.hpp"
+#include "boost/beast/http/parser.hpp"
+#include "boost/beast/http/string_body.hpp"
+#include "frontends/http/http_reply.h"
+#include "frontends/http/serving_context.h"
+
+namespace inferd::frontends::http {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServingContext> context);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Registers with the tracker and starts reading.
+  void Start();
+  // Closes the socket; pending operations end with an error. Any thread.
+  void Close();
+  // Runs `make` on the strand and writes its reply. Any thread.
+  void Deliver(std::function<HttpReply()> make);
+
+ private:
+  using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+
+  void ReadHeader(bool fresh);
+  void ParseHeader(size_t header_size);
+  void ReadBody();
+  void OnBody(boost::beast::error_code ec);
+  void Dispatch();
+  void Write(HttpReply reply);
+  void OnWrite(boost::beast::error_code ec, bool close);
+  // Answers with an error and closes, without reading the rest of the request.
+  void Fail(int status, std::string_view message);
+  // Stops sending, discards what the client still sends for a short while
+  // (so it can read our reply rather than get a reset), then closes.
+  void Linger();
+  void CloseSocket();
+
+  boost::beast::tcp_stream stream_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<Parser> parser_;
+  const std::shared_ptr<ServingContext> context_;
+  // Reply being written; owns the bytes until the write completes.
+  HttpReply writing_;
+  std::string head_;
+  unsigned version_ = 11;
+  bool keep_alive_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace inferd::frontends::http

@@ -80,18 +80,18 @@ int Serve(Flags& flags) {
   flags.grpc.host = flags.http.host;
   auto server = inferd::Server::Create(flags.server);
   if (!server.ok()) {
-    INFERD_LOG_ERROR("cannot start: {}", server.status().message());
+    INFERD_LOG_ERROR("cannot start: {}", server.status().ToString());
     return 1;
   }
   inferd::cmd::LogStartupTable(**server);
   auto http = inferd::frontends::http::HttpFrontend::Create(**server, flags.http);
   if (!http.ok()) {
-    INFERD_LOG_ERROR("cannot start the HTTP endpoint: {}", http.status().message());
+    INFERD_LOG_ERROR("cannot start the HTTP endpoint: {}", http.status().ToString());
     return 1;
   }
   auto grpc = inferd::frontends::grpc::GrpcFrontend::Create(**server, flags.grpc);
   if (!grpc.ok()) {
-    INFERD_LOG_ERROR("cannot start the gRPC endpoint: {}", grpc.status().message());
+    INFERD_LOG_ERROR("cannot start the gRPC endpoint: {}", grpc.status().ToString());
     return 1;
   }
   INFERD_LOG_INFO("serving HTTP on {}:{} and gRPC on {}:{}", flags.http.host, (*http)->port(), flags.grpc.host,

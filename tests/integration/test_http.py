@@ -11,7 +11,7 @@ import pytest
 import requests
 import tritonclient.http as httpclient
 
-from http_util import binary_body, bytes_blob, raw_exchange, read_response, request_bytes
+from test_http_util import binary_body, bytes_blob, raw_exchange, read_response, request_bytes
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,7 +11,7 @@ import tritonclient.http as httpclient
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
-from http_util import binary_body, bytes_blob  # noqa: E402
+from test_http_util import binary_body, bytes_blob  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from conftest import EXAMPLES
-from http_util import binary_body, raw_exchange, request_bytes
+from test_http_util import binary_body, raw_exchange, request_bytes
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -31,7 +31,9 @@ absl::StatusOr<std::shared_ptr<BackendLibrary>> BackendLibrary::Open(
                                             "' (see --backend-directory)"));
   }
   // RTLD_LOCAL keeps each backend's dependencies (ORT, LibTorch) apart.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE keeps the code mapped after dlclose: frameworks register
+  // thread-local and atexit destructors that must still find it at exit.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat("cannot load backend '", name, "': ", dlerror()));
   }

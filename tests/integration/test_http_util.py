@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Helpers for the HTTP frontend tests: raw HTTP/1.1 over a socket (for what
+"""Helpers for the HTTP frontend tests (no tests here): raw HTTP/1.1 over a socket (for what
 requests and tritonclient refuse to send) and KServe v2 binary bodies."""
 import json
 import socket

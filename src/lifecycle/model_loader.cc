@@ -90,6 +90,12 @@ ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {
   auto config = PrepareConfig(location, versions);
   if (!config.ok()) {
     status.reason = std::string(config.status().message());
+    if (versions.empty()) {
+      // The config could not say which versions it wants: list those the
+      // default policy would serve, so the index shows why each is down.
+      versions = repository::SelectVersions(inference::ModelVersionPolicy(),
+                                            repository::ListVersions(location.directory));
+    }
     for (int64_t v : versions) status.versions.push_back({v, VersionState::kUnavailable, status.reason, nullptr});
     return status;
   }

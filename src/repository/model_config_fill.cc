@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/file_system.h"
+#include "repository/model_versions.h"
 
 namespace inferd::repository {
 namespace {
@@ -70,9 +71,11 @@ std::pair<std::string_view, std::string_view> ProbeModelFile(const std::string& 
       {"model.pt2", "pytorch"},
       {"model.py", "python"},
   }};
-  auto subdirs = base::ListSubdirectories(model_dir);
-  if (!subdirs.ok() || subdirs->empty()) return {};
-  const std::string first = base::JoinPath(model_dir, subdirs->front());
+  // The lowest version folder (Triton takes the lexicographically first
+  // subfolder, which picks a stray "warmup" or "01" over the versions).
+  const auto versions = ListVersions(model_dir);
+  if (versions.empty()) return {};
+  const std::string first = base::JoinPath(model_dir, std::to_string(versions.front()));
   for (const auto& [file, backend] : kProbe) {
     if (base::FileExists(base::JoinPath(first, file))) return {file, backend};
   }

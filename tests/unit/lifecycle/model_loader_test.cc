@@ -89,7 +89,10 @@ TEST_F(ModelLoaderTest, MissingConfigWithAutoCompleteDisabled) {
   const ModelStatus status = Load("identity.fake", /*auto_complete=*/false);
   EXPECT_EQ(status.config, nullptr);
   EXPECT_THAT(status.reason, HasSubstr("config.pbtxt is missing and auto-complete is disabled"));
-  EXPECT_TRUE(status.versions.empty());
+  // The versions the default policy would serve are listed with the reason.
+  ASSERT_EQ(status.versions.size(), 1u);
+  EXPECT_EQ(status.versions[0].state, VersionState::kUnavailable);
+  EXPECT_EQ(status.versions[0].reason, status.reason);
 }
 
 TEST_F(ModelLoaderTest, PartialConfigWithAutoCompleteDisabledFailsValidation) {
@@ -144,7 +147,9 @@ TEST_F(ModelLoaderTest, UnreadableConfigNamesFileAndLine) {
   const ModelStatus status = Load("m");
   EXPECT_EQ(status.config, nullptr);
   EXPECT_THAT(status.reason, HasSubstr(repo_.Join("m/config.pbtxt") + ":2:"));
-  EXPECT_TRUE(status.versions.empty());
+  ASSERT_EQ(status.versions.size(), 1u);
+  EXPECT_EQ(status.versions[0].state, VersionState::kUnavailable);
+  EXPECT_THAT(status.versions[0].reason, HasSubstr(":2:"));
 }
 
 TEST_F(ModelLoaderTest, InvalidConfigIsReported) {

@@ -66,7 +66,8 @@ TEST_F(ModelManagerTest, FailuresAreIsolatedPerModel) {
   EXPECT_EQ(broken.versions[0].state, VersionState::kUnavailable);
   EXPECT_THAT(broken.versions[0].reason, HasSubstr("fail_load"));
   const ModelStatus& unreadable = snapshot->models.at("unreadable");
-  EXPECT_TRUE(unreadable.versions.empty());
+  ASSERT_EQ(unreadable.versions.size(), 1u);
+  EXPECT_EQ(unreadable.versions[0].state, VersionState::kUnavailable);
   EXPECT_THAT(unreadable.reason, HasSubstr("not_a_field"));
   EXPECT_FALSE(manager->AllReady());
 }

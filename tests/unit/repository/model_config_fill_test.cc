@@ -157,13 +157,17 @@ TEST(ModelConfigFillTest, ProbeOrderPrefersPlanOverOnnx) {
   EXPECT_EQ(filled.config.backend(), "tensorrt");
 }
 
-TEST(ModelConfigFillTest, ProbeLooksOnlyAtTheLexicographicallyFirstFolder) {
+// Triton probes the lexicographically first subfolder; inferd probes the
+// lowest version, so "10" (after "2") and stray folders do not decide.
+TEST(ModelConfigFillTest, ProbeLooksAtTheLowestVersionFolder) {
   TempDir dir;
-  WriteFile(dir.Join("m/10/model.py"), "x");  // "10" < "2"
+  WriteFile(dir.Join("m/10/model.py"), "x");
   WriteFile(dir.Join("m/2/model.onnx"), "x");
+  WriteFile(dir.Join("m/01/model.plan"), "x");  // not a version
+  WriteFile(dir.Join("m/warmup/model.pt"), "x");
   const auto filled = Fill("", "m", dir.Join("m"));
   ASSERT_TRUE(filled.status.ok()) << filled.status;
-  EXPECT_EQ(filled.config.backend(), "python");
+  EXPECT_EQ(filled.config.backend(), "onnxruntime");
 }
 
 TEST(ModelConfigFillTest, ProbedFileNameDoesNotOverrideAnExplicitOne) {

@@ -151,7 +151,7 @@ TEST_F(ServerTest, RepositoryIndex) {
   std::vector<std::string> keys;
   for (const auto& entry : index) keys.push_back(entry.name + ":" + entry.version + ":" + entry.state);
   EXPECT_THAT(keys, ElementsAre("auto:1:READY", "broken:1:UNAVAILABLE", "failing:1:READY", "identity:1:READY",
-                                "plain:1:READY", "scalar:1:READY", "unreadable::UNAVAILABLE", "versions:1:READY",
+                                "plain:1:READY", "scalar:1:READY", "unreadable:1:UNAVAILABLE", "versions:1:READY",
                                 "versions:2:READY", "versions:3:UNAVAILABLE"));
   for (const auto& entry : index) {
     if (entry.state == "READY") {

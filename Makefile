@@ -18,6 +18,9 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 VENV := .venv
+# ccache hits across checkouts in different folders (CI clones elsewhere).
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 PYTEST := $(VENV)/bin/pytest
 # Upper bound per integration test, so that a hang cannot eat CI's time;
 # a test may set its own with @pytest.mark.timeout.

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server/server.h"
 
-#include <thread>
-
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
+#include "base/cpu_cores.h"
 #include "base/status_macros.h"
 #include "lifecycle/model_manager.h"
 #include "scheduling/direct_scheduler.h"
@@ -33,11 +32,6 @@ std::vector<TensorMetadata> TensorsOf(const inference::ModelConfig& config, bool
   return tensors;
 }
 
-int DetectCores() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
-
 }  // namespace
 
 Server::Server(ServerOptions options) : options_(std::move(options)) {}
@@ -48,7 +42,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   if (options.model_repositories.empty()) {
     return absl::InvalidArgumentError("at least one --model-repository is required");
   }
-  if (options.cpu_cores <= 0) options.cpu_cores = DetectCores();
+  if (options.cpu_cores <= 0) options.cpu_cores = base::AvailableCpuCores();
   std::unique_ptr<Server> server(new Server(options));
   lifecycle::ModelManagerOptions manager_options;
   manager_options.repositories = options.model_repositories;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server/request_validator.h"
 
-#include <cstring>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "core/bytes_encoding.h"
 #include "core/shape.h"
 
 namespace inferd {
@@ -16,26 +16,10 @@ absl::Status Invalid(const inference::ModelConfig& config, const std::string& te
   return absl::InvalidArgumentError(absl::StrCat("model '", config.name(), "' input '", tensor, "': ", what));
 }
 
-// Counts the elements of a length-prefixed BYTES tensor; error if malformed.
-absl::StatusOr<int64_t> CountBytesElements(std::string_view data) {
-  int64_t count = 0;
-  size_t offset = 0;
-  while (offset < data.size()) {
-    if (data.size() - offset < 4) return absl::InvalidArgumentError("BYTES data ends inside an element length");
-    uint32_t length = 0;
-    std::memcpy(&length, data.data() + offset, 4);
-    offset += 4;
-    if (data.size() - offset < length) return absl::InvalidArgumentError("BYTES element runs past the end of the data");
-    offset += length;
-    ++count;
-  }
-  return count;
-}
-
 absl::Status CheckByteSize(const inference::ModelConfig& config, const core::Tensor& tensor) {
   INFERD_ASSIGN_OR_RETURN(int64_t count, core::ElementCount(tensor.shape));
   if (tensor.datatype == core::DataType::kBytes) {
-    auto elements = CountBytesElements(tensor.data.view());
+    auto elements = core::CountBytesElements(tensor.data.view());
     if (!elements.ok()) return Invalid(config, tensor.name, elements.status().message());
     if (*elements != count) {
       return Invalid(config, tensor.name, absl::StrCat("has ", *elements, " BYTES elements; shape ",

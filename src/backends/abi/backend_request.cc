@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/abi/backend_request.h"
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
+#include "core/bytes_encoding.h"
 
 namespace inferd::backends {
 
@@ -15,23 +14,6 @@ const OutputSpec* ModelIO::FindOutput(std::string_view name) const {
   return nullptr;
 }
 
-namespace {
-
-// Whether `data` is a well-formed length-prefixed BYTES tensor of `count` elements.
-bool IsBytesTensor(std::string_view data, int64_t count) {
-  size_t offset = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    if (data.size() - offset < 4) return false;
-    uint32_t length = 0;
-    std::memcpy(&length, data.data() + offset, 4);  // little-endian hosts only (x86-64, arm64)
-    offset += 4;
-    if (data.size() - offset < length) return false;
-    offset += length;
-  }
-  return offset == data.size();
-}
-
-}  // namespace
 }  // namespace inferd::backends
 
 using inferd::backends::ModelIO;
@@ -89,7 +71,8 @@ absl::Status INFERD_Request::CheckOutputSize(const OutputSpec& spec, const Shape
   auto count = inferd::core::ElementCount(shape);
   if (!count.ok()) return count.status();
   if (spec.datatype == DataType::kBytes) {
-    if (!inferd::backends::IsBytesTensor(data.view(), *count)) {
+    auto elements = inferd::core::CountBytesElements(data.view());
+    if (!elements.ok() || *elements != *count) {
       return absl::InternalError(absl::StrCat("backend output '", spec.name,
                                               "' is not a valid BYTES tensor of shape ",
                                               inferd::core::ShapeToString(shape)));

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "frontends/kserve/bytes_encoding.h"
+#include "core/bytes_encoding.h"
 #include "google/protobuf/repeated_field.h"
 
 namespace inferd::frontends::grpc {
@@ -73,7 +73,7 @@ absl::StatusOr<core::Buffer> BytesCopy(
     if (element.size() > std::numeric_limits<uint32_t>::max()) {
       return absl::InvalidArgumentError("a bytes_contents element is larger than 4 GiB");
     }
-    kserve::AppendBytesElement(element, bytes);
+    core::AppendBytesElement(element, bytes);
   }
   return core::Buffer::Own(std::move(bytes));
 }
@@ -124,7 +124,7 @@ absl::StatusOr<core::Buffer> DecodeRawContents(const std::string& raw, core::Dat
                                                const std::shared_ptr<const void>& owner) {
   if (type == core::DataType::kBytes) {
     INFERD_ASSIGN_OR_RETURN(std::vector<std::string_view> elements,
-                            kserve::SplitBytesElements(raw));
+                            core::SplitBytesElements(raw));
     if (static_cast<int64_t>(elements.size()) != count) {
       return absl::InvalidArgumentError(absl::StrCat("raw_input_contents holds ", elements.size(),
                                                      " BYTES elements, the shape needs ", count));

@@ -11,7 +11,7 @@
 #include "frontends/http/json_params.h"
 #include "frontends/http/json_tensor_reader.h"
 #include "frontends/http/string_view_util.h"
-#include "frontends/kserve/bytes_encoding.h"
+#include "core/bytes_encoding.h"
 #include "simdjson.h"
 
 namespace inferd::frontends::http {
@@ -72,7 +72,7 @@ absl::Status CheckBinarySize(const core::Tensor& tensor, uint64_t byte_size) {
 }
 
 absl::Status CheckBytesElements(const core::Tensor& tensor) {
-  auto elements = kserve::SplitBytesElements(tensor.data.view());
+  auto elements = core::SplitBytesElements(tensor.data.view());
   if (!elements.ok()) {
     return Invalid("input '", tensor.name, "': " + std::string(elements.status().message()));
   }

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "frontends/http/string_view_util.h"
-#include "frontends/kserve/bytes_encoding.h"
+#include "core/bytes_encoding.h"
 
 namespace inferd::frontends::http {
 namespace {
@@ -102,7 +102,7 @@ class DataDecoder {
     if (value.get(v) != simdjson::SUCCESS) return TypeError(value);
     if (v.size() > std::numeric_limits<uint32_t>::max()) return Error("has an element too long");
     if (out_.size() + v.size() + 4 > max_bytes_) return LimitError();
-    kserve::AppendBytesElement(v, out_);
+    core::AppendBytesElement(v, out_);
     return absl::OkStatus();
   }
 

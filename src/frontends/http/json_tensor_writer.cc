@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "core/shape.h"
-#include "frontends/kserve/bytes_encoding.h"
+#include "core/bytes_encoding.h"
 
 namespace inferd::frontends::http {
 namespace {
@@ -75,7 +75,7 @@ void WriteElement(core::DataType type, const char* p, JsonWriter& writer) {
 }
 
 absl::Status WriteBytes(const core::Tensor& tensor, int64_t count, JsonWriter& writer) {
-  INFERD_ASSIGN_OR_RETURN(auto elements, kserve::SplitBytesElements(tensor.data.view()));
+  INFERD_ASSIGN_OR_RETURN(auto elements, core::SplitBytesElements(tensor.data.view()));
   if (static_cast<int64_t>(elements.size()) != count) {
     return absl::InternalError(absl::StrCat("output '", tensor.name, "' holds ", elements.size(),
                                             " BYTES elements but its shape ",

@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "core/shape.h"
-#include "frontends/kserve/bytes_encoding.h"
+#include "core/bytes_encoding.h"
 
 namespace inferd::frontends::http {
 namespace {
@@ -68,7 +68,7 @@ absl::StatusOr<DecodedInferRequest> DecodeRawBinaryRequest(std::shared_ptr<const
   if (tensor.datatype == core::DataType::kBytes) {
     // The whole body is the one element; it travels length-prefixed.
     std::string encoded;
-    kserve::AppendBytesElement(*body, encoded);
+    core::AppendBytesElement(*body, encoded);
     tensor.data = core::Buffer::Own(std::move(encoded));
   } else {
     INFERD_ASSIGN_OR_RETURN(size_t expected, core::FixedByteSize(tensor.datatype, tensor.shape));

@@ -126,10 +126,10 @@ TEST(RequestValidatorTest, BytesEncoding) {
               HasSubstr("has 3 BYTES elements"));
   core::Tensor truncated_length = MakeBytesTensor("s", {1, 2}, {"a"});
   truncated_length.data = core::Buffer::Own(testing::EncodeBytes({"a"}) + std::string(2, '\0'));
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), truncated_length})), HasSubstr("BYTES data ends inside an element length"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), truncated_length})), HasSubstr("BYTES tensor data ends inside an element length"));
   core::Tensor past_end = MakeBytesTensor("s", {1, 2}, {"a"});
   past_end.data = core::Buffer::Own(testing::EncodeBytes({"a", "bcdef"}).substr(0, 11));
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), past_end})), HasSubstr("BYTES element runs past the end of the data"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), past_end})), HasSubstr("BYTES tensor element runs past the end of its data"));
 }
 
 TEST(RequestValidatorTest, EmptyBytesTensor) {

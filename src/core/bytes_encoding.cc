@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/kserve/bytes_encoding.h"
+#include "core/bytes_encoding.h"
 
 #include <cstring>
 
-namespace inferd::frontends::kserve {
+namespace inferd::core {
 
 void AppendBytesElement(std::string_view element, std::string& out) {
   const auto length = static_cast<uint32_t>(element.size());
@@ -14,8 +14,11 @@ void AppendBytesElement(std::string_view element, std::string& out) {
   out.append(element);
 }
 
-absl::StatusOr<std::vector<std::string_view>> SplitBytesElements(std::string_view encoded) {
-  std::vector<std::string_view> elements;
+namespace {
+
+// Calls on_element(view) for each element; the one parser of the encoding.
+template <typename OnElement>
+absl::Status ForEachBytesElement(std::string_view encoded, OnElement on_element) {
   size_t offset = 0;
   while (offset < encoded.size()) {
     if (encoded.size() - offset < 4) {
@@ -28,10 +31,26 @@ absl::StatusOr<std::vector<std::string_view>> SplitBytesElements(std::string_vie
     if (encoded.size() - offset < length) {
       return absl::InvalidArgumentError("BYTES tensor element runs past the end of its data");
     }
-    elements.push_back(encoded.substr(offset, length));
+    on_element(encoded.substr(offset, length));
     offset += length;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string_view>> SplitBytesElements(std::string_view encoded) {
+  std::vector<std::string_view> elements;
+  auto status = ForEachBytesElement(encoded, [&](std::string_view e) { elements.push_back(e); });
+  if (!status.ok()) return status;
   return elements;
 }
 
-}  // namespace inferd::frontends::kserve
+absl::StatusOr<int64_t> CountBytesElements(std::string_view encoded) {
+  int64_t count = 0;
+  auto status = ForEachBytesElement(encoded, [&](std::string_view) { ++count; });
+  if (!status.ok()) return status;
+  return count;
+}
+
+}  // namespace inferd::core

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define INFERD_BACKEND_API_VERSION_MAJOR 1
-#define INFERD_BACKEND_API_VERSION_MINOR 0
+#define INFERD_BACKEND_API_VERSION_MINOR 1
 
 #if defined(__GNUC__)
 #define INFERD_BACKEND_EXPORT __attribute__((visibility("default")))
@@ -186,6 +186,19 @@ typedef struct INFERD_ServerApi {
    * passes to the server). Called exactly once per request; after it the
    * request must not be touched. */
   void (*RequestComplete)(INFERD_Request* request, INFERD_Error* error);
+
+  /* ---- Since minor version 1 (check struct_size before use). ---- */
+
+  /* The server's monotonic clock, in nanoseconds. Timestamps passed to
+   * RequestReportComputeTimes must come from it. */
+  uint64_t (*NowNanoseconds)(void);
+  /* Optional, for statistics: when the backend began computing this request
+   * (its inputs gathered) and when it finished (before writing outputs).
+   * Call before RequestComplete. A backend that never calls it has its whole
+   * execution counted as compute_infer. */
+  void (*RequestReportComputeTimes)(INFERD_Request* request,
+                                    uint64_t compute_start_ns,
+                                    uint64_t compute_end_ns);
 } INFERD_ServerApi;
 
 /* ---- Functions a backend library exports (looked up with dlsym). ---- */

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/cancellation.h"
 #include "core/tensor.h"
 
 namespace inferd::core {
@@ -28,6 +30,12 @@ struct InferRequest {
   // Names of the outputs to return, in this order; empty: every output in
   // the order of the model configuration.
   std::vector<std::string> requested_outputs;
+  // Raised by the frontend when the client gave up; null when the transport
+  // cannot tell. A cancelled request still queued is never executed.
+  std::shared_ptr<CancellationToken> cancellation;
+  // Absolute deadline on base::Clock::Real() (e.g. the gRPC deadline); 0 =
+  // none. A request still queued past it is answered DEADLINE_EXCEEDED.
+  int64_t deadline_nanos = 0;
 };
 
 struct InferResponse {

@@ -19,6 +19,8 @@ int HttpStatusCode(const absl::Status& status) {
       return 500;
     case absl::StatusCode::kUnimplemented:
       return 501;
+    case absl::StatusCode::kDeadlineExceeded:
+      return 504;  // a request that outlived its deadline in the queue
     default:
       return 400;
   }

@@ -76,7 +76,8 @@ absl::StatusOr<std::shared_ptr<ModelVersion>> ModelLoader::LoadVersion(
     created.push_back(std::move(instance));
   }
   INFERD_ASSIGN_OR_RETURN(auto scheduler, options_.scheduler_factory(*config, std::move(created)));
-  return std::make_shared<ModelVersion>(config, version, std::move(backend_model), std::move(scheduler));
+  return std::make_shared<ModelVersion>(config, version, std::move(backend_model), std::move(scheduler),
+                                        std::make_shared<core::ModelStats>(options_.histogram_bounds));
 }
 
 ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "backends/abi/backend_library.h"
 #include "lifecycle/scheduler.h"
+#include "core/model_stats.h"
 #include "lifecycle/serving_table.h"
 #include "repository/model_repository.h"
 
@@ -22,6 +23,8 @@ struct LoaderOptions {
   bool auto_complete_config = true;
   int cpu_cores = 1;
   SchedulerFactory scheduler_factory;
+  // Histogram buckets of every version's statistics.
+  core::HistogramBounds histogram_bounds = core::HistogramBounds::Defaults();
 };
 
 class ModelLoader {

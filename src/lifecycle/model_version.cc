@@ -3,8 +3,10 @@
 
 namespace inferd::lifecycle {
 
-std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version) {
+std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version,
+                                                     std::shared_ptr<core::ModelStats> stats) {
   auto io = std::make_shared<backends::ModelIO>();
+  io->stats = std::move(stats);
   io->model_name = config.name();
   io->model_version = version;
   io->max_batch_size = config.max_batch_size();
@@ -18,10 +20,10 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
 
 ModelVersion::ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
                            std::unique_ptr<backends::BackendModel> backend_model,
-                           std::unique_ptr<Scheduler> scheduler)
+                           std::unique_ptr<Scheduler> scheduler, std::shared_ptr<core::ModelStats> stats)
     : config_(std::move(config)),
       version_(version),
-      io_(MakeModelIO(*config_, version)),
+      io_(MakeModelIO(*config_, version, std::move(stats))),
       backend_model_(std::move(backend_model)),
       scheduler_(std::move(scheduler)) {}
 

@@ -10,6 +10,7 @@
 
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
+#include "core/model_stats.h"
 #include "lifecycle/scheduler.h"
 #include "model_config.pb.h"
 
@@ -18,7 +19,8 @@ namespace inferd::lifecycle {
 class ModelVersion {
  public:
   ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
-               std::unique_ptr<backends::BackendModel> backend_model, std::unique_ptr<Scheduler> scheduler);
+               std::unique_ptr<backends::BackendModel> backend_model, std::unique_ptr<Scheduler> scheduler,
+               std::shared_ptr<core::ModelStats> stats = std::make_shared<core::ModelStats>());
   ~ModelVersion();
   ModelVersion(const ModelVersion&) = delete;
   ModelVersion& operator=(const ModelVersion&) = delete;
@@ -28,6 +30,8 @@ class ModelVersion {
   const inference::ModelConfig& config() const { return *config_; }
   const std::shared_ptr<const inference::ModelConfig>& shared_config() const { return config_; }
   const std::shared_ptr<const backends::ModelIO>& io() const { return io_; }
+  // The statistics every request of this version records into.
+  const core::ModelStats& stats() const { return *io_->stats; }
 
   void Submit(std::unique_ptr<INFERD_Request> request) { scheduler_->Submit(std::move(request)); }
   // Finishes accepted requests and joins the instance threads. Idempotent.
@@ -44,6 +48,7 @@ class ModelVersion {
 };
 
 // The output facts of `config` that responses are checked against.
-std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version);
+std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version,
+                                                     std::shared_ptr<core::ModelStats> stats);
 
 }  // namespace inferd::lifecycle

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "base/clock.h"
 #include "lifecycle/scheduler.h"
 #include "scheduling/instance_pool.h"
 
@@ -12,15 +13,14 @@ namespace inferd::scheduling {
 
 class DirectScheduler final : public lifecycle::Scheduler {
  public:
-  DirectScheduler(std::string model_name, std::vector<std::unique_ptr<backends::BackendInstance>> instances);
+  DirectScheduler(std::string model_name, std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+                  const base::Clock& clock = base::Clock::Real());
   void Submit(std::unique_ptr<INFERD_Request> request) override;
   void Stop() override;
 
  private:
+  const base::Clock& clock_;
   InstancePool pool_;
 };
-
-// The factory the server hands to the lifecycle layer.
-lifecycle::SchedulerFactory MakeSchedulerFactory();
 
 }  // namespace inferd::scheduling

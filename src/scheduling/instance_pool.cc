@@ -5,9 +5,22 @@
 
 namespace inferd::scheduling {
 
+absl::Status AbandonedStatus(const INFERD_Request& request, int64_t now_nanos) {
+  if (request.IsCancelled()) return absl::CancelledError("request was cancelled by the client");
+  const int64_t deadline = request.request().deadline_nanos;
+  if (deadline > 0 && now_nanos >= deadline) {
+    return absl::DeadlineExceededError("request deadline exceeded while queued");
+  }
+  return absl::OkStatus();
+}
+
 InstancePool::InstancePool(std::string name,
-                           std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-    : name_(std::move(name)), instances_(std::move(instances)) {
+                           std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+                           const base::Clock& clock, std::function<void()> on_idle)
+    : name_(std::move(name)),
+      instances_(std::move(instances)),
+      clock_(clock),
+      on_idle_(std::move(on_idle)) {
   threads_.reserve(instances_.size());
   for (auto& instance : instances_) {
     threads_.emplace_back([this, raw = instance.get()] { Run(*raw); });
@@ -28,7 +41,9 @@ void InstancePool::Enqueue(Batch batch) {
     }
   }
   for (auto& request : batch) {
-    request->Complete(absl::UnavailableError(absl::StrCat("model '", name_, "' is stopping")));
+    if (request->io().stats) request->io().stats->AddQueued(-1);
+    request->Complete(absl::UnavailableError(absl::StrCat("model '", name_, "' is stopping")),
+                      core::FailureReason::kRejected);
   }
 }
 
@@ -40,6 +55,21 @@ void InstancePool::Stop() {
   for (auto& thread : threads_) {
     if (thread.joinable()) thread.join();
   }
+}
+
+Batch InstancePool::DropAbandoned(Batch batch) const {
+  const int64_t now = clock_.NowNanos();
+  Batch runnable;
+  runnable.reserve(batch.size());
+  for (auto& request : batch) {
+    if (auto status = AbandonedStatus(*request, now); !status.ok()) {
+      if (request->io().stats) request->io().stats->AddQueued(-1);
+      request->Complete(std::move(status), core::FailureReason::kCanceled);
+      continue;
+    }
+    runnable.push_back(std::move(request));
+  }
+  return runnable;
 }
 
 void InstancePool::Run(backends::BackendInstance& instance) {
@@ -56,7 +86,18 @@ void InstancePool::Run(backends::BackendInstance& instance) {
       batch = std::move(queue_.front());
       queue_.pop_front();
     }
-    instance.Execute(std::move(batch));  // never under the lock
+    batch = DropAbandoned(std::move(batch));
+    if (!batch.empty()) {
+      int64_t rows = 0;
+      for (const auto& request : batch) rows += request->batch_size();
+      auto record = std::make_shared<backends::ExecutionRecord>(clock_.NowNanos(), rows, batch.size());
+      for (auto& request : batch) {
+        if (request->io().stats) request->io().stats->AddQueued(-1);
+        request->BeginExecution(record);
+      }
+      instance.Execute(std::move(batch));  // never under the lock
+    }
+    if (on_idle_) on_idle_();
   }
 }
 

@@ -2,6 +2,7 @@
 #include "server/request_validator.h"
 
 #include <set>
+#include <variant>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -82,12 +83,29 @@ absl::Status CheckShape(const inference::ModelConfig& config, const inference::M
   return absl::OkStatus();
 }
 
-absl::Status CheckParameters(const inference::ModelConfig& config, const core::InferRequest& request) {
+// `priority` and `timeout` are unsigned integers; JSON and gRPC may carry
+// them as int64 or uint64.
+absl::StatusOr<uint64_t> SchedulingParameter(const core::Parameters& parameters, std::string_view key) {
+  auto it = parameters.find(key);
+  if (it == parameters.end()) return uint64_t{0};
+  if (const auto* u = std::get_if<uint64_t>(&it->second)) return *u;
+  if (const auto* i = std::get_if<int64_t>(&it->second); i != nullptr && *i >= 0) {
+    return static_cast<uint64_t>(*i);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("parameter '", std::string(key), "' must be a non-negative integer"));
+}
+
+absl::Status CheckParameters(const inference::ModelConfig& config, const core::InferRequest& request,
+                             ValidatedRequest& validated) {
+  (void)config;
   for (const auto& [key, value] : request.parameters) {
     if (absl::StartsWith(key, "triton_") && key != "triton_enable_empty_final_response") {
       return absl::InvalidArgumentError(absl::StrCat("parameter '", key, "' is reserved (prefix 'triton_')"));
     }
   }
+  INFERD_ASSIGN_OR_RETURN(validated.priority, SchedulingParameter(request.parameters, "priority"));
+  INFERD_ASSIGN_OR_RETURN(validated.timeout_micros, SchedulingParameter(request.parameters, "timeout"));
   return absl::OkStatus();
 }
 
@@ -116,8 +134,8 @@ absl::StatusOr<std::vector<std::string>> ResolveOutputs(const inference::ModelCo
 }  // namespace
 
 absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& config, core::InferRequest& request) {
-  INFERD_RETURN_IF_ERROR(CheckParameters(config, request));
   ValidatedRequest result;
+  INFERD_RETURN_IF_ERROR(CheckParameters(config, request, result));
   int64_t batch_size = 0;
   std::set<std::string_view> seen;
   for (auto& tensor : request.inputs) {

@@ -17,6 +17,8 @@ namespace inferd {
 struct ValidatedRequest {
   int64_t batch_size = 1;                 // 1 for models that do not batch
   std::vector<std::string> output_names;  // the outputs to produce, in order
+  uint64_t priority = 0;                  // `priority` parameter; 0 = the model's default
+  uint64_t timeout_micros = 0;            // `timeout` parameter (µs); 0 = none
 };
 
 // InvalidArgument naming the model and tensor for every problem.

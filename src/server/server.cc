@@ -3,10 +3,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
+#include "base/clock.h"
 #include "base/cpu_cores.h"
 #include "base/status_macros.h"
 #include "lifecycle/model_manager.h"
-#include "scheduling/direct_scheduler.h"
+#include "scheduling/scheduler_factory.h"
+#include "scheduling/shared_timer.h"
 #include "server/request_validator.h"
 
 #ifndef INFERD_VERSION
@@ -49,7 +51,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   manager_options.loader.backend_directory = options.backend_directory;
   manager_options.loader.auto_complete_config = options.auto_complete_config;
   manager_options.loader.cpu_cores = options.cpu_cores;
-  manager_options.loader.scheduler_factory = scheduling::MakeSchedulerFactory();
+  manager_options.loader.histogram_bounds = options.histogram_bounds;
+  // One timer thread for every dynamic batcher of the server (design §3).
+  manager_options.loader.scheduler_factory =
+      scheduling::MakeSchedulerFactory(std::make_shared<scheduling::SharedTimer>());
   INFERD_ASSIGN_OR_RETURN(server->models_, lifecycle::ModelManager::Create(std::move(manager_options)));
   return server;
 }
@@ -60,7 +65,7 @@ bool Server::IsReady() const { return IsLive() && models_->AllReady(); }
 
 ServerMetadata Server::Metadata() const {
   return ServerMetadata{options_.server_name, INFERD_VERSION,
-                        {"binary_tensor_data", "model_configuration", "parameters"}};
+                        {"binary_tensor_data", "model_configuration", "parameters", "schedule_policy", "statistics"}};
 }
 
 absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model, std::string_view version) const {
@@ -118,16 +123,52 @@ void Server::InferAsync(std::unique_ptr<core::InferRequest> request, core::Infer
     on_complete(loaded.status());
     return;
   }
-  auto validated = ValidateRequest((*loaded)->config(), *request);
+  auto& version = **loaded;
+  const int64_t arrival = base::Clock::Real().NowNanos();
+  auto validated = ValidateRequest(version.config(), *request);
   if (!validated.ok()) {
+    version.io()->stats->RecordFailure(core::FailureReason::kOther, base::Clock::Real().NowNanos() - arrival);
     on_complete(validated.status());
     return;
   }
-  auto& version = **loaded;
   auto backend_request = std::make_unique<INFERD_Request>(
       std::move(request), std::move(on_complete), version.io(), std::move(validated->output_names),
       validated->batch_size, std::shared_ptr<const void>(*loaded, nullptr));
+  backend_request->MarkArrival(arrival);
+  backend_request->SetScheduling(validated->priority, validated->timeout_micros);
   version.Submit(std::move(backend_request));
+}
+
+absl::StatusOr<std::vector<ModelStatistics>> Server::Statistics(std::string_view model,
+                                                                std::string_view version) const {
+  std::vector<ModelStatistics> out;
+  auto add = [&out](const lifecycle::ModelVersion& v) {
+    out.push_back({v.name(), std::to_string(v.version()), v.stats().Snapshot()});
+  };
+  if (model.empty()) {
+    const auto snapshot = models_->Snapshot();
+    for (const auto& [name, status] : snapshot->models) {
+      for (const auto& v : status.versions) {
+        if (v.state == lifecycle::VersionState::kReady && v.loaded) add(*v.loaded);
+      }
+    }
+    return out;
+  }
+  if (!version.empty()) {
+    INFERD_ASSIGN_OR_RETURN(auto loaded, models_->Resolve(model, version));
+    add(*loaded);
+    return out;
+  }
+  // Every ready version of one model; Resolve gives the right error when none is.
+  INFERD_ASSIGN_OR_RETURN(auto newest, models_->Resolve(model, ""));
+  (void)newest;
+  const auto snapshot = models_->Snapshot();
+  if (auto it = snapshot->models.find(model); it != snapshot->models.end()) {
+    for (const auto& v : it->second.versions) {
+      if (v.state == lifecycle::VersionState::kReady && v.loaded) add(*v.loaded);
+    }
+  }
+  return out;
 }
 
 void Server::Stop() {

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "core/data_type.h"
 #include "core/infer_request.h"
+#include "core/model_stats.h"
 #include "core/shape.h"
 #include "server/server_options.h"
 
@@ -55,6 +56,13 @@ struct ModelIndexEntry {
   std::string reason;   // why it is not READY
 };
 
+// The statistics of one loaded model version.
+struct ModelStatistics {
+  std::string name;
+  std::string version;
+  core::ModelStatsSnapshot stats;
+};
+
 class Server {
  public:
   // Reads every repository and loads every model. A model that fails to load
@@ -87,6 +95,13 @@ class Server {
   // called before InferAsync returns. Input tensors must stay valid until
   // then (their Buffer owners keep them alive, or the caller does).
   void InferAsync(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete);
+
+  // Statistics of the ready versions: of every model when `model` is empty,
+  // of every ready version of `model` when `version` is empty. Sorted by
+  // name then version. NotFound for an unknown model or version;
+  // Unavailable when the model has no ready version.
+  absl::StatusOr<std::vector<ModelStatistics>> Statistics(std::string_view model,
+                                                          std::string_view version) const;
 
   // Stops accepting requests, finishes those accepted, unloads every model.
   // Idempotent; the destructor calls it.

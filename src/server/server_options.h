@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/model_stats.h"
+
 namespace inferd {
 
 struct ServerOptions {
@@ -19,6 +21,8 @@ struct ServerOptions {
   // CPU cores the server may use; 0: what the process is allowed to run on.
   // Default thread counts are derived from it so they never oversubscribe.
   int cpu_cores = 0;
+  // Bucket upper bounds of the statistics histograms that /metrics exports.
+  core::HistogramBounds histogram_bounds = core::HistogramBounds::Defaults();
   // Server name and version reported by server metadata.
   std::string server_name = "inferd";
 };

@@ -2,6 +2,7 @@
 #include "backends/abi/backend_request.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/clock.h"
 #include "base/logging.h"
 #include "core/bytes_encoding.h"
 
@@ -16,6 +17,7 @@ const OutputSpec* ModelIO::FindOutput(std::string_view name) const {
 
 }  // namespace inferd::backends
 
+using inferd::backends::ExecutionRecord;
 using inferd::backends::ModelIO;
 using inferd::backends::OutputSpec;
 using inferd::core::Buffer;
@@ -32,7 +34,10 @@ INFERD_Request::INFERD_Request(std::unique_ptr<inferd::core::InferRequest> reque
       output_names_(std::move(output_names)),
       batch_size_(batch_size),
       pin_(std::move(pin)),
-      outputs_(output_names_.size()) {}
+      outputs_(output_names_.size()) {
+  times_.arrival = inferd::base::Clock::Real().NowNanos();
+  if (io_->stats) io_->stats->AddInFlight(1);
+}
 
 INFERD_Request::~INFERD_Request() {
   if (!completed_) {
@@ -113,25 +118,57 @@ absl::Status INFERD_Request::AddOutput(std::string_view name, INFERD_DataType da
   return absl::OkStatus();
 }
 
-void INFERD_Request::Complete(absl::Status status) {
+void INFERD_Request::BeginExecution(std::shared_ptr<ExecutionRecord> record) {
+  times_.exec_start = record->start;
+  execution_ = std::move(record);
+}
+
+void INFERD_Request::RecordStatistics(const absl::Status& status, inferd::core::FailureReason reason) {
+  inferd::core::ModelStats* stats = io_->stats.get();
+  times_.end = inferd::base::Clock::Real().NowNanos();
+  if (stats != nullptr) {
+    if (status.ok()) {
+      stats->RecordSuccess(times_, batch_size_);
+    } else {
+      stats->RecordFailure(reason, times_.end - times_.arrival);
+    }
+  }
+  if (execution_ != nullptr && execution_->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // The last request of its batch: the batch's phases end with it.
+    if (stats != nullptr) {
+      const int64_t compute_start = times_.compute_start > 0 ? times_.compute_start : execution_->start;
+      const int64_t compute_end = times_.compute_end > 0 ? times_.compute_end : times_.end;
+      stats->RecordExecution(execution_->batch_size, compute_start - execution_->start,
+                             compute_end - compute_start, times_.end - compute_end);
+    }
+  }
+  execution_.reset();
+  if (stats != nullptr) stats->AddInFlight(-1);
+}
+
+void INFERD_Request::Complete(absl::Status status, inferd::core::FailureReason reason) {
   if (completed_) return;
   completed_ = true;
+  inferd::core::InferResponse response;
+  if (status.ok()) {
+    response.model_name = io_->model_name;
+    response.model_version = io_->model_version;
+    response.id = request_->id;
+    response.outputs.reserve(outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (!outputs_[i]) {
+        status = absl::InternalError(absl::StrCat("model '", io_->model_name,
+                                                  "' did not produce output '", output_names_[i], "'"));
+        reason = inferd::core::FailureReason::kBackend;
+        break;
+      }
+      response.outputs.push_back(std::move(*outputs_[i]));
+    }
+  }
+  RecordStatistics(status, reason);
   if (!status.ok()) {
     on_complete_(std::move(status));
     return;
-  }
-  inferd::core::InferResponse response;
-  response.model_name = io_->model_name;
-  response.model_version = io_->model_version;
-  response.id = request_->id;
-  response.outputs.reserve(outputs_.size());
-  for (size_t i = 0; i < outputs_.size(); ++i) {
-    if (!outputs_[i]) {
-      on_complete_(absl::InternalError(absl::StrCat("model '", io_->model_name,
-                                                    "' did not produce output '", output_names_[i], "'")));
-      return;
-    }
-    response.outputs.push_back(std::move(*outputs_[i]));
   }
   on_complete_(std::move(response));
 }

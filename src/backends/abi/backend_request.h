@@ -4,7 +4,9 @@
 // that its callback runs exactly once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "core/infer_request.h"
+#include "core/model_stats.h"
 #include "inferd/backend.h"
 
 namespace inferd::backends {
@@ -30,7 +33,22 @@ struct ModelIO {
   int64_t model_version = 0;
   int32_t max_batch_size = 0;
   std::vector<OutputSpec> outputs;
+  // The version's statistics; every request records into them. Never null
+  // for a loaded version (tests may leave it null).
+  std::shared_ptr<core::ModelStats> stats;
   const OutputSpec* FindOutput(std::string_view name) const;
+};
+
+// One batch handed to an instance. Shared by the batch's requests; the last
+// of them to complete records the execution (count, batch size, phase
+// durations) before its own response leaves, so statistics read after the
+// responses are exact.
+struct ExecutionRecord {
+  ExecutionRecord(int64_t start_nanos, int64_t total_batch_size, size_t request_count)
+      : start(start_nanos), batch_size(total_batch_size), remaining(request_count) {}
+  const int64_t start;
+  const int64_t batch_size;  // rows across the batch's requests
+  std::atomic<size_t> remaining;
 };
 
 }  // namespace inferd::backends
@@ -54,12 +72,42 @@ struct INFERD_Request {
   // Checks and stores one backend output.
   absl::Status AddOutput(std::string_view name, INFERD_DataType datatype, const int64_t* shape,
                          size_t shape_count, inferd::core::Buffer data);
-  // Calls the callback with the response (status OK) or the error. Once only.
-  void Complete(absl::Status status);
+  // Calls the callback with the response (status OK) or the error. Once
+  // only; later calls are ignored. `reason` labels a failure in the metrics.
+  void Complete(absl::Status status,
+                inferd::core::FailureReason reason = inferd::core::FailureReason::kBackend);
 
   const inferd::core::InferRequest& request() const { return *request_; }
   const std::vector<std::string>& output_names() const { return output_names_; }
   int64_t batch_size() const { return batch_size_; }
+  const inferd::backends::ModelIO& io() const { return *io_; }
+
+  // Scheduling facts the server validated: priority level asked for (0 =
+  // the model's default) and the request's own queue timeout in µs (0 = none).
+  uint64_t priority() const { return priority_; }
+  uint64_t timeout_micros() const { return timeout_micros_; }
+  void SetScheduling(uint64_t priority, uint64_t timeout_micros) {
+    priority_ = priority;
+    timeout_micros_ = timeout_micros;
+  }
+  bool IsCancelled() const {
+    return request_->cancellation != nullptr && request_->cancellation->IsCancelled();
+  }
+
+  // Timestamps (nanoseconds on the server's monotonic clock) for statistics.
+  void MarkArrival(int64_t nanos) { times_.arrival = nanos; }
+  void MarkQueued(int64_t nanos) { times_.queue_start = nanos; }
+  int64_t queued_at() const { return times_.queue_start; }
+  // The instance pool hands the request to an instance as part of `record`.
+  void BeginExecution(std::shared_ptr<inferd::backends::ExecutionRecord> record);
+  void SetComputeTimes(int64_t start_nanos, int64_t end_nanos) {
+    times_.compute_start = start_nanos;
+    times_.compute_end = end_nanos;
+  }
+  // Replaces the completion callback by wrap(callback) (preserve_ordering).
+  void WrapCallback(const std::function<inferd::core::InferCallback(inferd::core::InferCallback)>& wrap) {
+    on_complete_ = wrap(std::move(on_complete_));
+  }
 
  private:
   absl::Status CheckOutputSize(const inferd::backends::OutputSpec& spec, const inferd::core::Shape& shape,
@@ -72,6 +120,12 @@ struct INFERD_Request {
   std::vector<std::string> output_names_;
   int64_t batch_size_;
   std::shared_ptr<const void> pin_;
+  void RecordStatistics(const absl::Status& status, inferd::core::FailureReason reason);
+
   std::vector<std::optional<inferd::core::Tensor>> outputs_;  // by output_names_ index
   bool completed_ = false;
+  uint64_t priority_ = 0;
+  uint64_t timeout_micros_ = 0;
+  inferd::core::RequestTimes times_;
+  std::shared_ptr<inferd::backends::ExecutionRecord> execution_;
 };

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
+#include "base/clock.h"
 #include "core/status_mapping.h"
 
 namespace inferd::backends {
@@ -68,6 +69,13 @@ void RequestComplete(INFERD_Request* request, INFERD_Error* error) {
   owned->Complete(TakeError(error));
 }
 
+uint64_t NowNanoseconds() { return static_cast<uint64_t>(base::Clock::Real().NowNanos()); }
+
+void RequestReportComputeTimes(INFERD_Request* request, uint64_t compute_start_ns,
+                               uint64_t compute_end_ns) {
+  request->SetComputeTimes(static_cast<int64_t>(compute_start_ns), static_cast<int64_t>(compute_end_ns));
+}
+
 constexpr INFERD_ServerApi kApi = {
     sizeof(INFERD_ServerApi),
     INFERD_BACKEND_API_VERSION_MAJOR,
@@ -81,6 +89,8 @@ constexpr INFERD_ServerApi kApi = {
     &RequestOutputName,
     &ResponseAddOutput,
     &RequestComplete,
+    &NowNanoseconds,
+    &RequestReportComputeTimes,
 };
 
 }  // namespace

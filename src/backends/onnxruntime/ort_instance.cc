@@ -71,9 +71,11 @@ Status OrtInstance::Run(RequestBatch& batch) {
 
   std::vector<const char*> output_names;
   for (const std::string& name : requested.names) output_names.push_back(name.c_str());
+  const uint64_t compute_start = batch.Now();
   std::vector<Ort::Value> results =
       session_.Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(),
                    inputs.values.size(), output_names.data(), output_names.size());
+  batch.ReportComputeTimes(compute_start, batch.Now());
   for (size_t j = 0; j < results.size() && j < requested.names.size(); ++j) {
     const std::string& name = requested.names[j];
     INFERD_ORT_RETURN_IF_ERROR(WriteOutput(

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "request_batch.h"
 
+#include <cstddef>
+
 namespace inferd::ort {
 
 RequestBatch::RequestBatch(const INFERD_ServerApi& api, INFERD_Request** requests, size_t count)
@@ -22,6 +24,22 @@ void RequestBatch::CompleteRemaining(const Status& status) {
   for (size_t i = 0; i < count_; ++i) {
     if (completed_[i]) continue;
     Complete(i, status.ok() ? nullptr : api_.ErrorNew(status.code(), status.message().c_str()));
+  }
+}
+
+// Functions appended in ABI 1.1 exist only when the server's table is long
+// enough to hold them.
+#define INFERD_ORT_HAS_API(api, field) \
+  ((api).struct_size >= offsetof(INFERD_ServerApi, field) + sizeof((api).field) && (api).field != nullptr)
+
+uint64_t RequestBatch::Now() const {
+  return INFERD_ORT_HAS_API(api_, NowNanoseconds) ? api_.NowNanoseconds() : 0;
+}
+
+void RequestBatch::ReportComputeTimes(uint64_t start_ns, uint64_t end_ns) const {
+  if (start_ns == 0 || !INFERD_ORT_HAS_API(api_, RequestReportComputeTimes)) return;
+  for (size_t i = 0; i < count_; ++i) {
+    if (!completed_[i]) api_.RequestReportComputeTimes(requests_[i], start_ns, end_ns);
   }
 }
 

@@ -34,6 +34,11 @@ class RequestBatch {
   // Completes every open request with `status` (OK: success).
   void CompleteRemaining(const Status& status);
 
+  // The server's clock (0 from a server older than ABI 1.1) and the
+  // statistics report of the compute phase for every open request.
+  uint64_t Now() const;
+  void ReportComputeTimes(uint64_t start_ns, uint64_t end_ns) const;
+
  private:
   const INFERD_ServerApi& api_;
   INFERD_Request** requests_;

@@ -2,6 +2,7 @@
 #include "fake_server_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace inferd::testing {
@@ -83,6 +84,17 @@ void RequestComplete(INFERD_Request* request, INFERD_Error* error) {
   request->release_fns.clear();
 }
 
+uint64_t NowNanoseconds() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+void RequestReportComputeTimes(INFERD_Request* request, uint64_t start_ns, uint64_t end_ns) {
+  request->compute_start_ns = start_ns;
+  request->compute_end_ns = end_ns;
+}
+
 const INFERD_ServerApi kApi = {
     sizeof(INFERD_ServerApi),
     INFERD_BACKEND_API_VERSION_MAJOR,
@@ -96,6 +108,8 @@ const INFERD_ServerApi kApi = {
     &RequestOutputName,
     &ResponseAddOutput,
     &RequestComplete,
+    &NowNanoseconds,
+    &RequestReportComputeTimes,
 };
 
 }  // namespace

@@ -51,6 +51,8 @@ struct INFERD_Request {
   bool reject_outputs = false;  // ResponseAddOutput fails, as for a bad output
 
   // Filled by the backend through the api.
+  uint64_t compute_start_ns = 0;  // RequestReportComputeTimes
+  uint64_t compute_end_ns = 0;
   std::vector<Output> outputs;
   int completions = 0;
   std::unique_ptr<INFERD_Error> error;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Triton's dynamic batcher: combines queued requests into batches for the
+// model's instances (model-config.md §3.2-3.3). No thread of its own: a batch
+// is formed by the thread that makes one possible — the submitting thread,
+// an instance thread that just became free, or the shared timer when the
+// oldest request's max_queue_delay expired or a queue timeout passed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "base/clock.h"
+#include "lifecycle/scheduler.h"
+#include "model_config.pb.h"
+#include "scheduling/instance_pool.h"
+#include "scheduling/ordered_responder.h"
+#include "scheduling/priority_queues.h"
+#include "scheduling/shared_timer.h"
+
+namespace inferd::scheduling {
+
+// Thread-safe. `clock` and `timer` are borrowed and outlive the batcher.
+class DynamicBatcher final : public lifecycle::Scheduler, private TimerClient {
+ public:
+  // REQUIRES: config.has_dynamic_batching(); the config was validated.
+  DynamicBatcher(const inference::ModelConfig& config,
+                 std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+                 const base::Clock& clock, Timer& timer);
+  ~DynamicBatcher() override;  // Stop()s
+
+  void Submit(std::unique_ptr<INFERD_Request> request) override;
+  // Dispatches every queued request as instances free up (no more waiting
+  // for bigger batches), waits for them to finish, joins. Idempotent.
+  void Stop() override;
+
+  // The timer's call; public so that tests with a fake clock can drive it.
+  void OnDeadline() override;
+
+ private:
+  // Forms and dispatches batches while an instance is idle and a batch is
+  // due; schedules the timer for the next moment something becomes due.
+  // Requests to answer (rejected, cancelled) are moved to `answer` and
+  // completed by the caller after the lock is released.
+  void DispatchLocked(std::vector<QueuedRequest>& answer, std::vector<Batch>& batches)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One batch, or an empty one when none is due now. `wake_at` receives the
+  // time the pending partial batch becomes due (0: not waiting).
+  Batch FormBatchLocked(int64_t now, std::vector<QueuedRequest>& answer, int64_t& wake_at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnInstanceIdle();
+  void Answer(std::vector<QueuedRequest> answer, int64_t now) const;
+
+  const std::string name_;
+  const int64_t max_rows_;           // max_batch_size, or 1 for a non-batching model
+  const bool batching_;              // max_batch_size > 0
+  const std::vector<int64_t> preferred_;  // ascending
+  const int64_t max_delay_nanos_;
+  const base::Clock& clock_;
+  Timer& timer_;
+  std::shared_ptr<OrderedResponder> ordered_;  // null unless preserve_ordering
+
+  absl::Mutex mu_;
+  PriorityQueues queues_ ABSL_GUARDED_BY(mu_);
+  size_t idle_instances_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t timer_at_ ABSL_GUARDED_BY(mu_) = 0;  // pending timer call; 0 = none
+
+  // Last: its threads call back into the members above.
+  InstancePool pool_;
+};
+
+// Whether two requests may share a batch: the same inputs with the same
+// shapes after the batch dimension.
+bool SameNonBatchShapes(const INFERD_Request& a, const INFERD_Request& b, bool batching);
+
+}  // namespace inferd::scheduling

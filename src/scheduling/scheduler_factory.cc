@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "scheduling/scheduler_factory.h"
+
+#include "scheduling/direct_scheduler.h"
+#include "scheduling/dynamic_batcher.h"
+
+namespace inferd::scheduling {
+namespace {
+
+// Keeps the shared timer alive for as long as the batcher that uses it.
+class TimerOwningBatcher final : public lifecycle::Scheduler {
+ public:
+  TimerOwningBatcher(std::shared_ptr<Timer> timer, const inference::ModelConfig& config,
+                     std::vector<std::unique_ptr<backends::BackendInstance>> instances, const base::Clock& clock)
+      : timer_(std::move(timer)), batcher_(config, std::move(instances), clock, *timer_) {}
+  void Submit(std::unique_ptr<INFERD_Request> request) override { batcher_.Submit(std::move(request)); }
+  void Stop() override { batcher_.Stop(); }
+
+ private:
+  std::shared_ptr<Timer> timer_;  // declared first: destroyed after the batcher
+  DynamicBatcher batcher_;
+};
+
+}  // namespace
+
+lifecycle::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer, const base::Clock& clock) {
+  return [timer = std::move(timer), &clock](const inference::ModelConfig& config,
+                                            std::vector<std::unique_ptr<backends::BackendInstance>> instances)
+             -> absl::StatusOr<std::unique_ptr<lifecycle::Scheduler>> {
+    if (config.has_dynamic_batching()) {
+      return std::make_unique<TimerOwningBatcher>(timer, config, std::move(instances), clock);
+    }
+    return std::make_unique<DirectScheduler>(config.name(), std::move(instances), clock);
+  };
+}
+
+}  // namespace inferd::scheduling

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chooses a version's scheduler from its configuration: the dynamic batcher
+// when `dynamic_batching` is present, direct execution otherwise.
+#pragma once
+
+#include <memory>
+
+#include "base/clock.h"
+#include "lifecycle/scheduler.h"
+#include "scheduling/shared_timer.h"
+
+namespace inferd::scheduling {
+
+// The factory the server hands to the lifecycle layer. Every batcher it
+// makes shares `timer`, which the factory (and each batcher) keeps alive.
+lifecycle::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
+                                                 const base::Clock& clock = base::Clock::Real());
+
+}  // namespace inferd::scheduling

@@ -94,7 +94,7 @@ void ModelStats::RecordExecution(int64_t batch_size, int64_t input_ns, int64_t i
                                  int64_t output_ns) {
   execution_count_.fetch_add(1, std::memory_order_relaxed);
   batch_size_.Observe(NonNegative(batch_size));
-  absl::MutexLock lock(&batch_mu_);
+  base::MutexLock lock(&batch_mu_);
   BatchStat& stat = batch_stats_[NonNegative(batch_size)];
   stat.batch_size = NonNegative(batch_size);
   AddTo(stat.compute_input, input_ns);
@@ -125,7 +125,7 @@ ModelStatsSnapshot ModelStats::Snapshot() const {
   out.compute_output_duration = compute_output_duration_.Snapshot();
   out.batch_size = batch_size_.Snapshot();
   {
-    absl::MutexLock lock(&batch_mu_);
+    base::MutexLock lock(&batch_mu_);
     out.batch_stats.reserve(batch_stats_.size());
     for (const auto& [size, stat] : batch_stats_) out.batch_stats.push_back(stat);
   }

@@ -12,7 +12,7 @@
 #include <map>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "core/histogram.h"
 
 namespace inferd::core {
@@ -103,7 +103,7 @@ class ModelStats {
   Histogram request_duration_, queue_duration_, compute_input_duration_, compute_infer_duration_,
       compute_output_duration_, batch_size_;
 
-  mutable absl::Mutex batch_mu_;
+  mutable base::Mutex batch_mu_;
   std::map<uint64_t, BatchStat> batch_stats_ ABSL_GUARDED_BY(batch_mu_);
 };
 

@@ -85,6 +85,15 @@ void CheckDynamicBatching(const inference::ModelConfig& config, Problems& proble
   if (batching.preserve_ordering() && levels > 1) {
     problems.push_back("dynamic_batching: preserve_ordering cannot be combined with several priority levels");
   }
+  // A DELAYed request may wait forever, which would hold every later response.
+  auto delays = [](const inference::ModelQueuePolicy& policy) {
+    return policy.timeout_action() == inference::ModelQueuePolicy::DELAY && policy.default_timeout_microseconds() > 0;
+  };
+  bool any_delay = delays(batching.default_queue_policy());
+  for (const auto& [level, policy] : batching.priority_queue_policy()) any_delay = any_delay || delays(policy);
+  if (batching.preserve_ordering() && any_delay) {
+    problems.push_back("dynamic_batching: preserve_ordering cannot be combined with a DELAY queue timeout");
+  }
 }
 
 void CheckInstanceGroups(const inference::ModelConfig& config, Problems& problems) {

@@ -9,19 +9,33 @@
 namespace inferd::scheduling {
 namespace {
 
-std::vector<int64_t> PreferredSizes(const inference::ModelConfig& config) {
-  std::vector<int64_t> sizes(config.dynamic_batching().preferred_batch_size().begin(),
-                             config.dynamic_batching().preferred_batch_size().end());
+std::vector<int64_t> PreferredSizes(const BatchingConfig& config) {
+  std::vector<int64_t> sizes = config.preferred_batch_sizes;
   std::sort(sizes.begin(), sizes.end());
   return sizes;
 }
 
-int64_t DelayNanos(const inference::ModelConfig& config) {
-  const uint64_t micros = config.dynamic_batching().max_queue_delay_microseconds();
+int64_t DelayNanos(const BatchingConfig& config) {
+  const uint64_t micros = config.max_queue_delay_micros;
   return static_cast<int64_t>(std::min<uint64_t>(micros, std::numeric_limits<int64_t>::max() / 2000) * 1000);
 }
 
 }  // namespace
+
+struct DynamicBatcher::CancelRelay {
+  explicit CancelRelay(DynamicBatcher* b) : batcher(b) {}
+  base::Mutex mu;
+  DynamicBatcher* batcher ABSL_GUARDED_BY(mu);  // null once the batcher stopped
+
+  void Notify() {
+    base::MutexLock lock(&mu);  // held so that Stop() cannot finish meanwhile
+    if (batcher != nullptr) batcher->OnRequestCancelled();
+  }
+  void Detach() {
+    base::MutexLock lock(&mu);
+    batcher = nullptr;
+  }
+};
 
 bool SameNonBatchShapes(const INFERD_Request& a, const INFERD_Request& b, bool batching) {
   const auto& inputs_a = a.request().inputs;
@@ -39,32 +53,34 @@ bool SameNonBatchShapes(const INFERD_Request& a, const INFERD_Request& b, bool b
   return true;
 }
 
-DynamicBatcher::DynamicBatcher(const inference::ModelConfig& config,
+DynamicBatcher::DynamicBatcher(const BatchingConfig& config,
                                std::vector<std::unique_ptr<backends::BackendInstance>> instances,
                                const base::Clock& clock, Timer& timer)
-    : name_(config.name()),
-      max_rows_(config.max_batch_size() > 0 ? config.max_batch_size() : 1),
-      batching_(config.max_batch_size() > 0),
+    : name_(config.model_name),
+      max_rows_(config.max_batch_size > 0 ? config.max_batch_size : 1),
+      batching_(config.max_batch_size > 0),
       preferred_(PreferredSizes(config)),
       max_delay_nanos_(DelayNanos(config)),
       clock_(clock),
       timer_(timer),
-      ordered_(config.dynamic_batching().preserve_ordering() ? std::make_shared<OrderedResponder>()
+      ordered_(config.preserve_ordering ? std::make_shared<OrderedResponder>()
                                                              : nullptr),
-      queues_(config.dynamic_batching()),
+      queues_(config),
       idle_instances_(instances.size()),
-      pool_(config.name(), std::move(instances), clock, [this] { OnInstanceIdle(); }) {}
+      cancel_relay_(std::make_shared<CancelRelay>(this)),
+      pool_(config.model_name, std::move(instances), clock, [this] { OnInstanceIdle(); }) {}
 
 DynamicBatcher::~DynamicBatcher() { Stop(); }
 
 void DynamicBatcher::Submit(std::unique_ptr<INFERD_Request> request) {
   const int64_t now = clock_.NowNanos();
   request->MarkQueued(now);
+  const std::shared_ptr<core::CancellationToken> token = request->request().cancellation;
   absl::Status refused;
   std::vector<QueuedRequest> answer;
   std::vector<Batch> batches;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     const size_t level = queues_.LevelFor(request->priority());
     refused = stopping_ ? absl::UnavailableError(absl::StrCat("model '", name_, "' is stopping"))
                         : queues_.CheckCapacity(level);
@@ -87,15 +103,22 @@ void DynamicBatcher::Submit(std::unique_ptr<INFERD_Request> request) {
     request->Complete(std::move(refused), core::FailureReason::kRejected);
     return;
   }
+  // Outside the lock: runs the callback at once when already cancelled.
+  if (token != nullptr) token->OnCancel([relay = cancel_relay_] { relay->Notify(); });
   for (auto& batch : batches) pool_.Enqueue(std::move(batch));
   Answer(std::move(answer), now);
+}
+
+void DynamicBatcher::OnRequestCancelled() {
+  cancel_pending_.store(true, std::memory_order_release);
+  timer_.Schedule(this, clock_.NowNanos());
 }
 
 void DynamicBatcher::OnInstanceIdle() {
   std::vector<QueuedRequest> answer;
   std::vector<Batch> batches;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     ++idle_instances_;
     DispatchLocked(answer, batches);
   }
@@ -108,10 +131,11 @@ void DynamicBatcher::OnDeadline() {
   std::vector<QueuedRequest> answer;
   std::vector<Batch> batches;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     timer_at_ = 0;
     const int64_t earliest = queues_.EarliestDeadline();
-    if (earliest != 0 && earliest <= now) queues_.Sweep(now, answer);
+    const bool cancelled = cancel_pending_.exchange(false, std::memory_order_acq_rel);
+    if (cancelled || (earliest != 0 && earliest <= now)) queues_.Sweep(now, answer);
     DispatchLocked(answer, batches);
   }
   for (auto& batch : batches) pool_.Enqueue(std::move(batch));
@@ -210,17 +234,18 @@ void DynamicBatcher::Stop() {
   std::vector<QueuedRequest> answer;
   std::vector<Batch> batches;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;  // from now on partial batches leave at once
     DispatchLocked(answer, batches);
   }
   for (auto& batch : batches) pool_.Enqueue(std::move(batch));
   Answer(std::move(answer), clock_.NowNanos());
+  cancel_relay_->Detach();  // before Cancel: a late cancellation must not re-arm the timer
   timer_.Cancel(this);
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return queues_.empty(); };
-    mu_.Await(absl::Condition(&drained));
+    mu_.Await(drained);
   }
   pool_.Stop();
 }

@@ -6,14 +6,15 @@
 // oldest request's max_queue_delay expired or a queue timeout passed.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "base/clock.h"
 #include "lifecycle/scheduler.h"
-#include "model_config.pb.h"
+#include "scheduling/batching_config.h"
 #include "scheduling/instance_pool.h"
 #include "scheduling/ordered_responder.h"
 #include "scheduling/priority_queues.h"
@@ -22,10 +23,10 @@
 namespace inferd::scheduling {
 
 // Thread-safe. `clock` and `timer` are borrowed and outlive the batcher.
-class DynamicBatcher final : public lifecycle::Scheduler, private TimerClient {
+class DynamicBatcher final : public lifecycle::Scheduler, public TimerClient {
  public:
-  // REQUIRES: config.has_dynamic_batching(); the config was validated.
-  DynamicBatcher(const inference::ModelConfig& config,
+  // REQUIRES: the config was validated (repository/model_config_validator).
+  DynamicBatcher(const BatchingConfig& config,
                  std::vector<std::unique_ptr<backends::BackendInstance>> instances,
                  const base::Clock& clock, Timer& timer);
   ~DynamicBatcher() override;  // Stop()s
@@ -51,6 +52,10 @@ class DynamicBatcher final : public lifecycle::Scheduler, private TimerClient {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnInstanceIdle();
   void Answer(std::vector<QueuedRequest> answer, int64_t now) const;
+  // A queued request's token was raised (any thread): asks the timer for a
+  // sweep now, so that the request leaves the queue and is answered at once
+  // rather than when it would have been batched.
+  void OnRequestCancelled();
 
   const std::string name_;
   const int64_t max_rows_;           // max_batch_size, or 1 for a non-batching model
@@ -61,11 +66,18 @@ class DynamicBatcher final : public lifecycle::Scheduler, private TimerClient {
   Timer& timer_;
   std::shared_ptr<OrderedResponder> ordered_;  // null unless preserve_ordering
 
-  absl::Mutex mu_;
+  base::Mutex mu_;
   PriorityQueues queues_ ABSL_GUARDED_BY(mu_);
   size_t idle_instances_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int64_t timer_at_ ABSL_GUARDED_BY(mu_) = 0;  // pending timer call; 0 = none
+  // Set by OnRequestCancelled; the next OnDeadline sweeps the queues.
+  std::atomic<bool> cancel_pending_{false};
+  // What the requests' cancellation callbacks hold: they may run after the
+  // batcher is gone (a client leaving late), so they reach it through this,
+  // which Stop() detaches.
+  struct CancelRelay;
+  std::shared_ptr<CancelRelay> cancel_relay_;
 
   // Last: its threads call back into the members above.
   InstancePool pool_;

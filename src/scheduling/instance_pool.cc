@@ -34,7 +34,7 @@ InstancePool::~InstancePool() {
 
 void InstancePool::Enqueue(Batch batch) {
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     if (!stopping_) {
       queue_.push_back(std::move(batch));
       return;
@@ -49,7 +49,7 @@ void InstancePool::Enqueue(Batch batch) {
 
 void InstancePool::Stop() {
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
   for (auto& thread : threads_) {
@@ -76,12 +76,8 @@ void InstancePool::Run(backends::BackendInstance& instance) {
   for (;;) {
     Batch batch;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](InstancePool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mu_) {
-            return pool->stopping_ || !pool->queue_.empty();
-          },
-          this));
+      base::MutexLock lock(&mu_);
+      mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
       batch = std::move(queue_.front());
       queue_.pop_front();

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
 #include "base/clock.h"
@@ -51,7 +51,7 @@ class InstancePool {
   std::vector<std::unique_ptr<backends::BackendInstance>> instances_;
   const base::Clock& clock_;
   const std::function<void()> on_idle_;
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::deque<Batch> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;

@@ -8,7 +8,7 @@ namespace inferd::scheduling {
 core::InferCallback OrderedResponder::Wrap(core::InferCallback callback) {
   uint64_t ticket;
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     ticket = next_ticket_++;
     waiting_[ticket].callback = std::move(callback);
   }

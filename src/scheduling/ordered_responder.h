@@ -12,7 +12,7 @@
 #include <optional>
 #include <utility>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "core/infer_request.h"
 
 namespace inferd::scheduling {
@@ -29,7 +29,7 @@ class OrderedResponder : public std::enable_shared_from_this<OrderedResponder> {
   };
   void Arrive(uint64_t ticket, absl::StatusOr<core::InferResponse> result);
 
-  absl::Mutex mu_;
+  base::Mutex mu_;
   uint64_t next_ticket_ ABSL_GUARDED_BY(mu_) = 0;   // handed to the next request
   uint64_t next_release_ ABSL_GUARDED_BY(mu_) = 0;  // the ticket that may leave next
   bool releasing_ ABSL_GUARDED_BY(mu_) = false;     // a thread is calling callbacks

@@ -11,18 +11,17 @@ int64_t QueuedRequest::WakeAt() const {
   return std::min(timeout_deadline, client_deadline);
 }
 
-PriorityQueues::PriorityQueues(const inference::ModelDynamicBatching& config) {
+PriorityQueues::PriorityQueues(const BatchingConfig& config) {
   // priority_levels 0 means one queue with the default policy.
-  const size_t count = std::max<uint64_t>(config.priority_levels(), 1);
+  const size_t count = std::max<uint64_t>(config.priority_levels, 1);
   levels_ = std::vector<Level>(count);  // not resize: deque<move-only> cannot relocate
   for (size_t i = 0; i < count; ++i) {
-    auto it = config.priority_queue_policy().find(i + 1);
-    levels_[i].policy =
-        it != config.priority_queue_policy().end() ? it->second : config.default_queue_policy();
+    auto it = config.priority_queue_policy.find(i + 1);
+    levels_[i].policy = it != config.priority_queue_policy.end() ? it->second : config.default_queue_policy;
   }
-  if (config.priority_levels() > 0 && config.default_priority_level() >= 1 &&
-      config.default_priority_level() <= config.priority_levels()) {
-    default_level_ = config.default_priority_level() - 1;
+  if (config.priority_levels > 0 && config.default_priority_level >= 1 &&
+      config.default_priority_level <= config.priority_levels) {
+    default_level_ = config.default_priority_level - 1;
   }
 }
 
@@ -34,9 +33,9 @@ size_t PriorityQueues::LevelFor(uint64_t priority) const {
 
 int64_t PriorityQueues::TimeoutDeadline(size_t level, uint64_t request_timeout_micros, int64_t now) const {
   const auto& policy = levels_[level].policy;
-  uint64_t timeout = policy.default_timeout_microseconds();
+  uint64_t timeout = policy.default_timeout_micros;
   // Triton's rule: a request's own timeout may only shorten a non-zero default.
-  if (policy.allow_timeout_override() && request_timeout_micros != 0 && request_timeout_micros < timeout) {
+  if (policy.allow_timeout_override && request_timeout_micros != 0 && request_timeout_micros < timeout) {
     timeout = request_timeout_micros;
   }
   if (timeout == 0) return 0;
@@ -45,7 +44,7 @@ int64_t PriorityQueues::TimeoutDeadline(size_t level, uint64_t request_timeout_m
 
 absl::Status PriorityQueues::CheckCapacity(size_t level) const {
   const auto& l = levels_[level];
-  const uint32_t capacity = l.policy.max_queue_size();
+  const uint32_t capacity = l.policy.max_queue_size;
   if (capacity != 0 && l.queue.size() + l.delayed.size() >= capacity) {
     return absl::UnavailableError("Exceeds maximum queue size");
   }
@@ -107,7 +106,7 @@ void PriorityQueues::PushFront(const QueuePosition& position, QueuedRequest entr
 }
 
 bool PriorityQueues::DelaysOnTimeout(size_t level) const {
-  return levels_[level].policy.timeout_action() == inference::ModelQueuePolicy::DELAY;
+  return levels_[level].policy.delay_on_timeout;
 }
 
 void PriorityQueues::Delay(size_t level, QueuedRequest entry) {

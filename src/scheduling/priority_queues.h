@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "backends/abi/backend_request.h"
-#include "model_config.pb.h"
+#include "scheduling/batching_config.h"
 
 namespace inferd::scheduling {
 
@@ -34,7 +34,7 @@ struct QueuePosition {
 
 class PriorityQueues {
  public:
-  explicit PriorityQueues(const inference::ModelDynamicBatching& config);
+  explicit PriorityQueues(const BatchingConfig& config);
 
   // The level index (0-based) that a request asking for `priority` joins.
   size_t LevelFor(uint64_t priority) const;
@@ -69,7 +69,7 @@ class PriorityQueues {
 
  private:
   struct Level {
-    inference::ModelQueuePolicy policy;
+    QueuePolicy policy;
     std::deque<QueuedRequest> queue;
     std::deque<QueuedRequest> delayed;
   };

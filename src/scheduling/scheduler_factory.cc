@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "scheduling/scheduler_factory.h"
 
+#include "model_config.pb.h"
+#include "scheduling/batching_config.h"
 #include "scheduling/direct_scheduler.h"
 #include "scheduling/dynamic_batcher.h"
 
@@ -12,7 +14,7 @@ class TimerOwningBatcher final : public lifecycle::Scheduler {
  public:
   TimerOwningBatcher(std::shared_ptr<Timer> timer, const inference::ModelConfig& config,
                      std::vector<std::unique_ptr<backends::BackendInstance>> instances, const base::Clock& clock)
-      : timer_(std::move(timer)), batcher_(config, std::move(instances), clock, *timer_) {}
+      : timer_(std::move(timer)), batcher_(BatchingConfigFrom(config), std::move(instances), clock, *timer_) {}
   void Submit(std::unique_ptr<INFERD_Request> request) override { batcher_.Submit(std::move(request)); }
   void Stop() override { batcher_.Stop(); }
 

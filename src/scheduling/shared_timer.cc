@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "scheduling/shared_timer.h"
 
-#include "absl/time/time.h"
+#include <chrono>
 
 namespace inferd::scheduling {
 
@@ -9,14 +9,14 @@ SharedTimer::SharedTimer(const base::Clock& clock) : clock_(clock), thread_([thi
 
 SharedTimer::~SharedTimer() {
   {
-    absl::MutexLock lock(&mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
   thread_.join();
 }
 
 void SharedTimer::Schedule(TimerClient* client, int64_t at_nanos) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   auto [it, inserted] = due_.emplace(client, at_nanos);
   if (!inserted) {
     if (it->second <= at_nanos) return;  // an earlier call is already pending
@@ -27,22 +27,22 @@ void SharedTimer::Schedule(TimerClient* client, int64_t at_nanos) {
 }
 
 void SharedTimer::Cancel(TimerClient* client) {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   if (auto it = due_.find(client); it != due_.end()) {
     order_.erase({it->second, client});
     due_.erase(it);
   }
   auto not_running = [this, client]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ != client; };
-  mu_.Await(absl::Condition(&not_running));
+  mu_.Await(not_running);
 }
 
 void SharedTimer::Run() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   for (;;) {
     if (stopping_) return;
     if (order_.empty()) {
       auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !order_.empty(); };
-      mu_.Await(absl::Condition(&woken));
+      mu_.Await(woken);
       continue;
     }
     const auto [when, client] = *order_.begin();
@@ -52,7 +52,7 @@ void SharedTimer::Run() {
       auto changed = [this, when]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
         return stopping_ || order_.empty() || order_.begin()->first < when;
       };
-      mu_.AwaitWithTimeout(absl::Condition(&changed), absl::Nanoseconds(when - now));
+      mu_.AwaitWithTimeout(changed, std::chrono::nanoseconds(when - now));
       continue;
     }
     order_.erase(order_.begin());

@@ -11,7 +11,7 @@
 #include <thread>
 #include <utility>
 
-#include "absl/synchronization/mutex.h"
+#include "base/mutex.h"
 #include "base/clock.h"
 
 namespace inferd::scheduling {
@@ -51,7 +51,7 @@ class SharedTimer final : public Timer {
   void Run();
 
   const base::Clock& clock_;
-  absl::Mutex mu_;
+  base::Mutex mu_;
   std::map<TimerClient*, int64_t> due_ ABSL_GUARDED_BY(mu_);              // client -> time
   std::set<std::pair<int64_t, TimerClient*>> order_ ABSL_GUARDED_BY(mu_);  // by time
   TimerClient* running_ ABSL_GUARDED_BY(mu_) = nullptr;

@@ -92,7 +92,9 @@ absl::StatusOr<std::unique_ptr<BackendInstance>> BackendModel::CreateInstance(ui
   return std::make_unique<BackendInstance>(library_, instance);
 }
 
-BackendInstance::~BackendInstance() { library_->instance_delete()(instance_); }
+BackendInstance::~BackendInstance() {
+  if (library_ != nullptr) library_->instance_delete()(instance_);
+}
 
 void BackendInstance::Execute(std::vector<std::unique_ptr<INFERD_Request>> requests) {
   std::vector<INFERD_Request*> raw;

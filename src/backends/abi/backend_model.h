@@ -76,12 +76,17 @@ class BackendInstance {
  public:
   BackendInstance(std::shared_ptr<BackendLibrary> library, INFERD_BackendInstance* instance)
       : library_(std::move(library)), instance_(instance) {}
-  ~BackendInstance();
+  virtual ~BackendInstance();
   BackendInstance(const BackendInstance&) = delete;
   BackendInstance& operator=(const BackendInstance&) = delete;
 
   // Ownership of every request passes to the backend, which completes each.
-  void Execute(std::vector<std::unique_ptr<INFERD_Request>> requests);
+  // Virtual only so that scheduler tests and benchmarks can stand in for a
+  // backend (one indirect call per batch).
+  virtual void Execute(std::vector<std::unique_ptr<INFERD_Request>> requests);
+
+ protected:
+  BackendInstance() : instance_(nullptr) {}  // for test doubles: no library
 
  private:
   std::shared_ptr<BackendLibrary> library_;

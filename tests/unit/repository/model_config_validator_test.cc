@@ -132,6 +132,9 @@ TEST(ModelConfigValidatorTest, PriorityLevels) {
               HasSubstr("priority_queue_policy key 5 is outside [1, priority_levels]"));
   EXPECT_THAT(Problems("dynamic_batching { priority_levels: 2 default_priority_level: 1 preserve_ordering: true }"),
               HasSubstr("preserve_ordering cannot be combined with several priority levels"));
+  EXPECT_THAT(Problems("dynamic_batching { preserve_ordering: true default_queue_policy { timeout_action: DELAY "
+                       "default_timeout_microseconds: 10 } }"),
+              HasSubstr("preserve_ordering cannot be combined with a DELAY queue timeout"));
 }
 
 TEST(ModelConfigValidatorTest, InstanceGroups) {

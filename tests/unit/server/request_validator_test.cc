@@ -163,6 +163,23 @@ TEST(RequestValidatorTest, ReservedParameters) {
   EXPECT_THAT(Error(request), HasSubstr("parameter 'triton_anything' is reserved"));
 }
 
+TEST(RequestValidatorTest, PriorityAndTimeoutAreNonNegativeIntegers) {
+  auto request = Request({A({1, 1, 3}), S(1)});
+  request.parameters["priority"] = int64_t{2};
+  request.parameters["timeout"] = uint64_t{1500};
+  auto validated = ValidateRequest(Config(), request);
+  ASSERT_TRUE(validated.ok()) << validated.status();
+  EXPECT_EQ(validated->priority, 2u);
+  EXPECT_EQ(validated->timeout_micros, 1500u);
+
+  auto negative = Request({A({1, 1, 3}), S(1)});
+  negative.parameters["priority"] = int64_t{-1};
+  EXPECT_THAT(Error(negative), HasSubstr("'priority' must be a non-negative integer"));
+  auto text = Request({A({1, 1, 3}), S(1)});
+  text.parameters["timeout"] = std::string("soon");
+  EXPECT_THAT(Error(text), HasSubstr("'timeout' must be a non-negative integer"));
+}
+
 TEST(RequestValidatorTest, ReshapeRewritesShapesForTheBackend) {
   const auto config = Config(R"pb(
     name: "m" max_batch_size: 4

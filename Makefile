@@ -4,12 +4,16 @@
 #
 #   make setup             Debian packages, ONNX Runtime, .venv, example models
 #   make build             release build: build/bin/inferd
-#   make serve             serve examples/models on ports 8000 (HTTP) and 8001 (gRPC)
+#   make serve             serve examples/models on ports 8000 (HTTP), 8001 (gRPC), 8002 (metrics)
 #   make test              unit + integration tests, release and ASan+UBSan builds
 #   make test-unit         C++ unit tests (ctest) of the release build
 #   make test-integration  pytest against build/bin/inferd
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
-#   make bench             benchmarks (bench/run.sh)
+#   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
+#   make bench             all three benchmarks below, one after the other
+#   make bench-transport   inferd vs bare round trip vs in-process (bench/run.sh)
+#   make bench-batching    dynamic batching vs in-process (bench/batching.sh)
+#   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
 
@@ -32,7 +36,8 @@ FORMAT_DIRS := $(wildcard src include tests/unit bench examples)
 CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google, ColumnLimit: 100})
 
 .PHONY: setup build serve test test-unit test-integration asan asan-build \
-        asan-test-unit asan-test-integration bench format clean
+        asan-test-unit asan-test-integration bench bench-transport bench-batching \
+        bench-scheduler tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -44,7 +49,7 @@ build: setup
 serve: build
 	build/bin/inferd serve --model-repository examples/models
 
-test: test-unit test-integration asan
+test: test-unit test-integration asan tsan
 
 test-unit: build
 	ctest --preset release
@@ -70,10 +75,37 @@ asan-test-unit: asan-build
 asan-test-integration: asan-build
 	$(call run_pytest,build/asan/bin/inferd,$(SANITIZER_ENV))
 
+# TSan covers the scheduler, the statistics and what they share with the
+# frontends (the tests labelled `tsan`). Only those targets are built: the
+# rest of the tree runs under ASan, and ONNX Runtime is not instrumented.
+TSAN_TARGETS := mutex_test scheduling_test batcher_cancellation_test model_stats_test cancellation_test
+
+tsan: tsan-build
+	ctest --preset tsan -L tsan
+
+tsan-build: setup
+	cmake --preset tsan
+	cmake --build --preset tsan --target $(TSAN_TARGETS)
+
+# The benchmarks run one after the other (never in parallel: they pin their processes
+# to the same cores). scheduler_bench: median of 3 repetitions; docs/benchmarks.md has
+# its callgrind mode.
+SCHEDULER_BENCH := build/bin/bench/scheduler_bench --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true
+
 bench: build
-	@if [ -x bench/run.sh ]; then bench/run.sh; \
-	elif [ -f bench/run.sh ]; then bash bench/run.sh; \
-	else echo "bench/run.sh not found: no benchmarks yet"; fi
+	bench/run.sh
+	bench/batching.sh
+	$(SCHEDULER_BENCH)
+
+bench-transport: build
+	bench/run.sh
+
+bench-batching: build
+	bench/batching.sh
+
+bench-scheduler: build
+	$(SCHEDULER_BENCH)
 
 format:
 	@files=$$(find $(FORMAT_DIRS) -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cpp' \)); \

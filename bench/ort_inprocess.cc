@@ -2,9 +2,11 @@
 // ort_inprocess: the compute limit. Loads an ONNX model with ONNX Runtime's C++ API
 // and calls it in-process from N worker threads, each with its own session (as
 // inferd runs one session per instance), for a fixed window after a warm-up.
-// Prints throughput and p50/p99 latency as one JSON object.
+// Prints throughput (calls/s and rows/s) and p50/p99 latency per call as one JSON
+// object.
 //
 //   ort_inprocess --model examples/models/ocr_cls/1/model.onnx --shape x:1,3,48,192 --workers 2
+//   ort_inprocess --model examples/models/ocr_cls/1/model.onnx --shape x:-1,3,48,192 --batch 32
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -229,15 +231,20 @@ int Run(const Flags& flags) {
     latencies.insert(latencies.end(), result.latencies_us.begin(), result.latencies_us.end());
   }
   std::sort(latencies.begin(), latencies.end());
+  // Rows per call: the leading dim of the first input (1 for a non-batching model
+  // whose first dim is fixed, as --shape or the model says).
+  const int64_t rows = inputs.empty() || inputs[0].shape.empty() ? 1 : inputs[0].shape[0];
   double sum = 0;
   for (double latency : latencies) sum += latency;
   std::printf(
       "{\"model\":\"%s\",\"workers\":%d,\"intra_op_threads\":%d,\"batch\":%lld,\"window_s\":%.3f,"
-      "\"count\":%zu,\"throughput\":%.2f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"mean_us\":%.1f}\n",
+      "\"count\":%zu,\"throughput\":%.2f,\"rows_per_s\":%.2f,\"p50_us\":%.1f,\"p99_us\":%.1f,"
+      "\"mean_us\":%.1f}\n",
       flags.model.c_str(), flags.workers, flags.intra_op_threads,
       static_cast<long long>(flags.batch), flags.duration_s, latencies.size(),
-      static_cast<double>(latencies.size()) / flags.duration_s, Percentile(latencies, 50),
-      Percentile(latencies, 99),
+      static_cast<double>(latencies.size()) / flags.duration_s,
+      static_cast<double>(latencies.size()) * static_cast<double>(rows) / flags.duration_s,
+      Percentile(latencies, 50), Percentile(latencies, 99),
       latencies.empty() ? 0.0 : sum / static_cast<double>(latencies.size()));
   return latencies.empty() ? 1 : 0;
 }
@@ -251,8 +258,12 @@ int main(int argc, char** argv) {
   app.add_option("--workers", flags.workers, "Worker threads, one session each")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--batch", flags.batch, "Size of a variable leading dim")->capture_default_str();
-  app.add_option("--shape", flags.shapes, "Full input shape NAME:D1,D2,... (overrides --batch)");
+  app.add_option("--batch,--batch-size", flags.batch,
+                 "Size of a variable leading dim (-1 in --shape or in the model): rows per call")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--shape", flags.shapes,
+                 "Full input shape NAME:D1,D2,... (a leading -1 takes --batch)");
   app.add_option("--warmup-s", flags.warmup_s, "Seconds run before the window")
       ->capture_default_str();
   app.add_option("--duration-s", flags.duration_s, "Measurement window in seconds")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `make bench`: inferd side by side with its two references, in ONE run
-# (docs/benchmarks.md explains the method and the columns):
+# `make bench-transport` (also part of `make bench`): inferd side by side with its two
+# references, in ONE run (docs/benchmarks.md explains the method and the columns):
 #   inferd      build/bin/inferd serving examples/models
 #   bare        bench/echo_server: the same protocol and payload, answered at once
 #   in-process  bench/ort_inprocess: the same ONNX file through ONNX Runtime's C++ API
@@ -17,91 +17,28 @@
 #   BENCH_MODELS="simple ocr_cls"  BENCH_PROTOCOLS="http grpc"  BENCH_CONCURRENCY="1 8"
 #   BENCH_REPEATS=3  BENCH_INTERVAL_MS=1500  BENCH_SERVER_CORE=0  BENCH_CLIENT_CORE=1
 set -euo pipefail
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
-
-INFERD_BINARY=${INFERD_BINARY:-build/bin/inferd}
-BIN_DIR=$(dirname "$INFERD_BINARY")
-INFERD_BACKEND_DIR=${INFERD_BACKEND_DIR:-$BIN_DIR/../lib/backends}
-INFERD_BENCH_BIN=${INFERD_BENCH_BIN:-$BIN_DIR/bench}
 MODELS=${BENCH_MODELS:-simple ocr_cls}
 PROTOCOLS=${BENCH_PROTOCOLS:-http grpc}
 CONCURRENCY=${BENCH_CONCURRENCY:-1 8}
-REPEATS=${BENCH_REPEATS:-3}
-INTERVAL_MS=${BENCH_INTERVAL_MS:-1500}
 # The in-process window lasts as long as perf_analyzer's three windows.
-INPROCESS_S=$(awk "BEGIN { print ${BENCH_INTERVAL_MS:-1500} * 3 / 1000 }")
-SERVER_CORE=${BENCH_SERVER_CORE:-0}
-CLIENT_CORE=${BENCH_CLIENT_CORE:-1}
-PA=.venv/bin/perf_analyzer
-PY=.venv/bin/python
-REPORT="$PY bench/report.py"
+INPROCESS_S=$(awk "BEGIN { print $INTERVAL_MS * 3 / 1000 }")
 REPOSITORY=examples/models
 
-log() { printf '[bench] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-[ -x "$PA" ] || die "$PA not found: run 'make setup'"
-for tool in echo_server ort_inprocess; do
-  [ -x "$INFERD_BENCH_BIN/$tool" ] || die "$INFERD_BENCH_BIN/$tool not found: build with INFERD_BUILD_BENCH=ON"
-done
-if [ "$(nproc)" -lt 2 ]; then
-  log "warning: one core only: client and server share it"
-  CLIENT_CORE=$SERVER_CORE
-fi
 HAVE_INFERD=1
 if [ ! -x "$INFERD_BINARY" ]; then
   log "warning: $INFERD_BINARY not found: measuring the references only"
   HAVE_INFERD=0
 fi
 
-WORK=$(mktemp -d /tmp/inferd-bench.XXXXXX)
-PIDS=()
-# Stops what we started: SIGTERM, then SIGKILL whatever still runs 15 s later
-# (a server that hangs on shutdown must not hang the benchmark).
-cleanup() {
-  local pid i
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for i in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "warning: pid $pid did not stop within 15 s of SIGTERM; killing it"
-      grep -h -i "warn" "$WORK"/*.log 2>/dev/null | tail -2 >&2 || true
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-  done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# wait_ready PID HTTP_PORT LOG: until GET /v2/health/ready answers 200 (120 s at most).
-wait_ready() {
-  local pid=$1 port=$2 logfile=$3 i
-  for i in $(seq 1 240); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -20 "$logfile" >&2
-      die "server (pid $pid) exited before it was ready"
-    fi
-    curl -sf -o /dev/null "http://127.0.0.1:$port/v2/health/ready" && return 0
-    sleep 0.5
-  done
-  die "server (pid $pid) not ready after 120 s"
-}
-
 # --- inferd ----------------------------------------------------------------------
 declare -A HTTP_PORT GRPC_PORT
 if [ $HAVE_INFERD -eq 1 ]; then
-  read -r "HTTP_PORT[inferd]" "GRPC_PORT[inferd]" < <($REPORT free-ports 2)
-  # --cpu-cores 1: it runs on one core, so each ORT session gets intra-op 1 thread.
-  taskset -c "$SERVER_CORE" "$INFERD_BINARY" serve --model-repository "$REPOSITORY" \
-    --backend-directory "$INFERD_BACKEND_DIR" --host 127.0.0.1 --cpu-cores 1 \
-    --http-port "${HTTP_PORT[inferd]}" --grpc-port "${GRPC_PORT[inferd]}" --log-level warn \
-    >"$WORK/inferd.log" 2>&1 &
-  PIDS+=($!)
-  wait_ready $! "${HTTP_PORT[inferd]}" "$WORK/inferd.log"
-  log "inferd ready on HTTP ${HTTP_PORT[inferd]}, gRPC ${GRPC_PORT[inferd]}"
+  start_inferd "$REPOSITORY"
+  HTTP_PORT[inferd]=$INFERD_HTTP_PORT
+  GRPC_PORT[inferd]=$INFERD_GRPC_PORT
 fi
 
 # --- per model: its description, and an echo server pretending to be it -----------
@@ -192,17 +129,12 @@ done
 log "measured in $(( $(date +%s) - START )) s, ${SECONDS} s in all"
 
 # --- report ----------------------------------------------------------------------------
-DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain 2>/dev/null | head -1)" ]; then COMMIT="$COMMIT (+ uncommitted changes)"; fi
-CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-BUILD_TYPE=$(grep -s '^CMAKE_BUILD_TYPE:' "$BIN_DIR/../CMakeCache.txt" | cut -d= -f2 || true)
+BUILD_TYPE=$(build_type)
 OUT="bench/results/$(date -u +%Y-%m-%d-%H%M%S).md"
+mapfile -t META < <(commit_and_machine)
 $REPORT summarize "$RESULTS" --out "$OUT" --meta \
-  "date=$DATE" \
-  "command=\`make bench\` (bench/run.sh; BENCH_REPEATS=$REPEATS BENCH_INTERVAL_MS=$INTERVAL_MS)" \
-  "commit=$COMMIT" \
-  "machine=$(nproc) cores, $CPU; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" \
+  "${META[@]}" \
+  "command=\`make bench-transport\` (bench/run.sh; BENCH_REPEATS=$REPEATS BENCH_INTERVAL_MS=$INTERVAL_MS)" \
   "inferd=$([ $HAVE_INFERD -eq 1 ] && echo "$INFERD_BINARY (${BUILD_TYPE:-unknown build type}), --cpu-cores 1, --http-threads 1" || echo "not measured")" \
   "pinning=servers (inferd, echo_server) and ort_inprocess on core $SERVER_CORE (taskset -c $SERVER_CORE); perf_analyzer on core $CLIENT_CORE" \
   "client=perf_analyzer $($PA --version 2>&1 | grep -o '[0-9][0-9.]*' | head -1), closed loop, 3 windows of $INTERVAL_MS ms per run, p50/p99 over those windows, binary tensors, random inputs, batch 1" \

@@ -23,6 +23,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev clang-format
   python3-venv python3-dev curl wrk
   libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d
+  prometheus  # tests/integration/test_metrics.py scrapes inferd with a real Prometheus
 )
 # Node/npm may come from elsewhere (e.g. NodeSource, which bundles npm); Debian's
 # npm package would conflict with that, so only ask for them when npm is absent.
@@ -44,6 +45,23 @@ install_apt_packages() {
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "${missing[@]}"
+  if printf '%s\n' "${missing[@]}" | grep -qxF prometheus; then
+    disable_prometheus_service
+  fi
+}
+
+# The prometheus package enables a system service on :9090. Tests start their
+# own Prometheus on a free port, so a fresh install must not leave one running.
+disable_prometheus_service() {
+  if command -v systemctl >/dev/null 2>&1; then
+    $SUDO systemctl disable prometheus.service >/dev/null 2>&1 || true  # works offline too
+  fi
+  if [ -d /run/systemd/system ]; then
+    $SUDO systemctl stop prometheus.service >/dev/null 2>&1 || true
+  elif [ -x /etc/init.d/prometheus ]; then
+    $SUDO /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+    $SUDO update-rc.d prometheus disable >/dev/null 2>&1 || true
+  fi
 }
 
 # --- Python virtualenv -----------------------------------------------------------

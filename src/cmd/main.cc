@@ -13,17 +13,74 @@
 #include "cmd/startup_table.h"
 #include "frontends/grpc/grpc_frontend.h"
 #include "frontends/http/http_frontend.h"
+#include "frontends/metrics/bucket_flags.h"
+#include "frontends/metrics/metrics_endpoint.h"
 #include "server/server.h"
 
 namespace {
+
+namespace metrics = inferd::frontends::metrics;
+
+struct MetricsFlags {
+  bool allow = true;
+  int port = 8002;
+  std::string address;  // empty: --host
+  std::string duration_buckets =
+      metrics::FormatDurationBuckets(inferd::core::HistogramBounds::Defaults().duration_ns);
+  std::string batch_size_buckets =
+      metrics::FormatBatchSizeBuckets(inferd::core::HistogramBounds::Defaults().batch_size);
+  metrics::MetricsOptions options;
+};
 
 struct Flags {
   inferd::ServerOptions server;
   inferd::frontends::http::HttpOptions http;
   inferd::frontends::grpc::GrpcOptions grpc;
+  MetricsFlags metrics;
   std::string log_level = "info";
   bool disable_auto_complete = false;
 };
+
+void AddMetricsFlags(CLI::App& serve, MetricsFlags& flags) {
+  // Booleans with an optional value: --allow-metrics, --allow-metrics=false
+  // and Triton's spelling --allow-metrics false all work.
+  serve.add_option("--allow-metrics", flags.allow, "Serve Prometheus metrics on GET /metrics")
+      ->expected(0, 1)
+      ->default_str("true");
+  serve.add_option("--metrics-port", flags.port, "Prometheus metrics port (0 picks a free one)")
+      ->capture_default_str();
+  serve.add_option("--metrics-address", flags.address,
+                   "Address the metrics endpoint listens on (default: --host)");
+  serve
+      .add_option("--metrics-duration-buckets", flags.duration_buckets,
+                  "Bucket bounds of the duration histograms: seconds, comma-separated, ascending")
+      ->capture_default_str();
+  serve
+      .add_option("--metrics-batch-size-buckets", flags.batch_size_buckets,
+                  "Bucket bounds of the batch size histogram: integers, comma-separated, ascending")
+      ->capture_default_str();
+  serve
+      .add_option("--metrics-triton-names", flags.options.triton_names,
+                  "Also export Triton's nv_inference_* metric names for the same data")
+      ->expected(0, 1)
+      ->default_str("true");
+}
+
+// Fills the histogram bounds from the bucket flags; false (after printing
+// why) when they are invalid.
+bool ApplyBucketFlags(const MetricsFlags& flags, inferd::ServerOptions& server) {
+  auto durations = metrics::ParseDurationBuckets(flags.duration_buckets);
+  auto batch_sizes = metrics::ParseBatchSizeBuckets(flags.batch_size_buckets);
+  for (const absl::Status& status : {durations.status(), batch_sizes.status()}) {
+    if (!status.ok()) {
+      std::cerr << "inferd: " << status.message() << "\n";
+      return false;
+    }
+  }
+  server.histogram_bounds.duration_ns = *std::move(durations);
+  server.histogram_bounds.batch_size = *std::move(batch_sizes);
+  return true;
+}
 
 void AddServeFlags(CLI::App& serve, Flags& flags) {
   serve.add_option("--model-repository", flags.server.model_repositories,
@@ -47,6 +104,7 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
   serve.add_flag("--disable-auto-complete-config", flags.disable_auto_complete,
                  "Require a complete config.pbtxt; never derive one from the model file");
   serve.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")->capture_default_str();
+  AddMetricsFlags(serve, flags.metrics);
 }
 
 // Blocks SIGINT/SIGTERM in every thread (threads inherit the mask), so that
@@ -75,16 +133,25 @@ int Serve(Flags& flags) {
     std::cerr << status.message() << "\n";
     return 2;
   }
+  if (!ApplyBucketFlags(flags.metrics, flags.server)) return 2;
   const sigset_t stop_signals = BlockStopSignals();
   flags.server.auto_complete_config = !flags.disable_auto_complete;
   flags.grpc.host = flags.http.host;
+  if (flags.metrics.address.empty()) flags.metrics.address = flags.http.host;
   auto server = inferd::Server::Create(flags.server);
   if (!server.ok()) {
     INFERD_LOG_ERROR("cannot start: {}", server.status().ToString());
     return 1;
   }
   inferd::cmd::LogStartupTable(**server);
-  auto http = inferd::frontends::http::HttpFrontend::Create(**server, flags.http);
+  // The metrics endpoint runs on the HTTP frontend's I/O threads, and stops with it.
+  std::vector<inferd::frontends::http::SideEndpoint> side_endpoints;
+  if (flags.metrics.allow) {
+    side_endpoints.push_back(metrics::MetricsEndpoint(**server, flags.metrics.address,
+                                                      flags.metrics.port, flags.metrics.options));
+  }
+  auto http = inferd::frontends::http::HttpFrontend::Create(**server, flags.http,
+                                                            std::move(side_endpoints));
   if (!http.ok()) {
     INFERD_LOG_ERROR("cannot start the HTTP endpoint: {}", http.status().ToString());
     return 1;
@@ -94,13 +161,20 @@ int Serve(Flags& flags) {
     INFERD_LOG_ERROR("cannot start the gRPC endpoint: {}", grpc.status().ToString());
     return 1;
   }
-  INFERD_LOG_INFO("serving HTTP on {}:{} and gRPC on {}:{}", flags.http.host, (*http)->port(), flags.grpc.host,
-                  (*grpc)->port());
+  std::vector<inferd::cmd::Endpoint> endpoints = {
+      {"HTTP", absl::StrCat(flags.http.host, ":", (*http)->port())},
+      {"gRPC", absl::StrCat(flags.grpc.host, ":", (*grpc)->port())}};
+  if (flags.metrics.allow) {
+    endpoints.push_back({"Metrics", absl::StrCat("http://", flags.metrics.address, ":",
+                                                 (*http)->side_port(0), "/metrics")});
+  }
+  inferd::cmd::LogEndpointTable(endpoints);
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   INFERD_LOG_INFO("received signal {}, stopping", signal_number);
-  // Frontends first so no new request arrives, then the server answers and
-  // unloads what it accepted.
+  // Frontends first so no new request arrives (the HTTP frontend stops the
+  // metrics endpoint with it), then the server answers and unloads what it
+  // accepted.
   (*http)->Stop();
   (*grpc)->Stop();
   (*server)->Stop();

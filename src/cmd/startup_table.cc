@@ -20,4 +20,11 @@ void LogStartupTable(const Server& server) {
   if (entries.empty()) INFERD_LOG_WARN("no models found in the model repositories");
 }
 
+void LogEndpointTable(const std::vector<Endpoint>& endpoints) {
+  size_t name_width = 8;
+  for (const auto& e : endpoints) name_width = std::max(name_width, e.name.size());
+  INFERD_LOG_INFO("{:<{}}  {}", "Endpoint", name_width, "Address");
+  for (const auto& e : endpoints) INFERD_LOG_INFO("{:<{}}  {}", e.name, name_width, e.address);
+}
+
 }  // namespace inferd::cmd

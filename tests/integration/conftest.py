@@ -28,12 +28,17 @@ def free_port():
 
 
 class RunningServer:
-    def __init__(self, repos, extra_args, log_path):
+    def __init__(self, repos, extra_args, log_path, backends=None):
         self.http_port = free_port()
         self.grpc_port = free_port()
+        # Always a free metrics port (the default 8002 would collide between
+        # servers), unless the test chooses one itself.
+        self.metrics_port = free_port()
         args = [str(BINARY), "serve", "--host", "127.0.0.1",
                 "--http-port", str(self.http_port), "--grpc-port", str(self.grpc_port),
-                "--backend-directory", str(BACKENDS)]
+                "--backend-directory", str(backends or BACKENDS)]
+        if not any(str(a).startswith("--metrics-port") for a in extra_args):
+            args += ["--metrics-port", str(self.metrics_port)]
         for repo in repos:
             args += ["--model-repository", str(repo)]
         args += list(extra_args)
@@ -42,6 +47,7 @@ class RunningServer:
         self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
         self.http_url = f"127.0.0.1:{self.http_port}"
         self.grpc_url = f"127.0.0.1:{self.grpc_port}"
+        self.metrics_url = f"127.0.0.1:{self.metrics_port}"
         self._wait_live()
 
     def _wait_live(self, timeout=60.0):
@@ -91,10 +97,10 @@ def server(tmp_path_factory):
 def make_server(tmp_path):
     started = []
 
-    def start(repos, *extra_args):
+    def start(repos, *extra_args, backends=None):
         if not isinstance(repos, (list, tuple)):
             repos = [repos]
-        running = RunningServer(repos, extra_args, tmp_path / f"server{len(started)}.log")
+        running = RunningServer(repos, extra_args, tmp_path / f"server{len(started)}.log", backends)
         started.append(running)
         return running
 
@@ -109,3 +115,19 @@ def example_copy(tmp_path):
     dest = tmp_path / "models"
     shutil.copytree(EXAMPLES, dest)
     return dest
+
+
+@pytest.fixture
+def test_backends(tmp_path):
+    """A backend directory with the real backends and the test-only fake one
+    (<build>/tests/backends/fake, built with the tests): pass it to
+    make_server(..., backends=test_backends)."""
+    fake = BINARY.parent.parent / "tests" / "backends" / "fake"
+    if not fake.is_dir():
+        pytest.fail(f"the fake backend is missing at {fake}: build the tests")
+    folder = tmp_path / "backends"
+    folder.mkdir()
+    for backend in BACKENDS.iterdir():
+        (folder / backend.name).symlink_to(backend.resolve())
+    (folder / "fake").symlink_to(fake.resolve())
+    return folder

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "frontends/grpc/inference_service.h"
 
+#include <chrono>
 #include <utility>
 
+#include "base/clock.h"
 #include "frontends/grpc/grpc_status.h"
+#include "frontends/grpc/infer_call.h"
 #include "frontends/grpc/infer_request_codec.h"
 #include "frontends/grpc/infer_response_codec.h"
 #include "frontends/grpc/metadata_codec.h"
+#include "frontends/grpc/statistics_codec.h"
 #include "model_config.pb.h"
 
 namespace inferd::frontends::grpc {
@@ -87,15 +91,29 @@ InferenceService::Unary* InferenceService::RepositoryIndex(
   return reactor;
 }
 
+InferenceService::Unary* InferenceService::ModelStatistics(
+    Context* context, const inference::ModelStatisticsRequest* request,
+    inference::ModelStatisticsResponse* response) {
+  auto stats = server_.Statistics(request->name(), request->version());
+  if (stats.ok()) EncodeModelStatistics(*stats, *response);
+  Unary* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(stats.status()));
+  return reactor;
+}
+
 InferenceService::Unary* InferenceService::ModelInfer(Context* context,
                                                       const inference::ModelInferRequest* request,
                                                       inference::ModelInferResponse* response) {
-  Unary* reactor = context->DefaultReactor();
+  auto* reactor = new InferCallReactor();  // deletes itself when the call is done
   auto decoded = DecodeInferRequest(*request, InferMessageAllocator::OwnerOf(*context));
   if (!decoded.ok()) {
     reactor->Finish(ToGrpcStatus(decoded.status()));
     return reactor;
   }
+  // A cancelled call or a passed deadline takes the request out of the queue.
+  (*decoded)->cancellation = reactor->token();
+  (*decoded)->deadline_nanos = DeadlineNanos(context->deadline(), std::chrono::system_clock::now(),
+                                             base::Clock::Real().NowNanos());
   // The callback touches only the call's own objects, which gRPC keeps until
   // Finish completes, so it may outlive this service during shutdown.
   server_.InferAsync(*std::move(decoded),

@@ -37,13 +37,14 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
                          inference::RepositoryIndexResponse* response) override;
   Unary* ModelInfer(Context* context, const inference::ModelInferRequest* request,
                     inference::ModelInferResponse* response) override;
+  // Empty name: every ready model; empty version: every ready version.
+  Unary* ModelStatistics(Context* context, const inference::ModelStatisticsRequest* request,
+                         inference::ModelStatisticsResponse* response) override;
 
   // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
   // with a message naming the RPC.
   ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
   ModelStreamInfer(Context* context) override;
-  Unary* ModelStatistics(Context* context, const inference::ModelStatisticsRequest* request,
-                         inference::ModelStatisticsResponse* response) override;
   Unary* RepositoryModelLoad(Context* context, const inference::RepositoryModelLoadRequest* request,
                              inference::RepositoryModelLoadResponse* response) override;
   Unary* RepositoryModelUnload(Context* context,

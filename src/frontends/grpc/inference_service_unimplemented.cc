@@ -39,11 +39,6 @@ InferenceService::ModelStreamInfer(Context*) {
   return new UnimplementedStream();
 }
 
-Unary* InferenceService::ModelStatistics(Context* context, const inference::ModelStatisticsRequest*,
-                                         inference::ModelStatisticsResponse*) {
-  return Unimplemented(context, "ModelStatistics (statistics extension)");
-}
-
 Unary* InferenceService::RepositoryModelLoad(Context* context,
                                              const inference::RepositoryModelLoadRequest*,
                                              inference::RepositoryModelLoadResponse*) {

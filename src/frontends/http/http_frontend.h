@@ -5,10 +5,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "frontends/http/http_reply.h"
 #include "server/server.h"
 
 namespace inferd::frontends::http {
@@ -26,20 +30,37 @@ struct HttpOptions {
   size_t max_json_input_bytes = 64 << 20;
 };
 
+// A plain HTTP endpoint on an address of its own, served by the frontend's
+// I/O threads with the same connection handling (header checks, limits,
+// keep-alive, timeouts) but `handler` instead of the KServe routes. The
+// Prometheus /metrics endpoint is one: it gets no thread of its own.
+struct SideEndpoint {
+  std::string name;  // for logs and errors: "metrics"
+  std::string host;
+  int port = 0;  // 0: pick a free port
+  // Answers one request from its method and target. Runs on an I/O thread,
+  // so it must be quick and must not block.
+  std::function<HttpReply(std::string_view method, std::string_view target)> handler;
+};
+
 class FrontendCore;
 
 // Thread-safe. Owns its I/O threads; `server` is borrowed and must outlive it.
 class HttpFrontend {
  public:
-  // Binds and starts serving on its own threads. `server` must outlive it.
-  static absl::StatusOr<std::unique_ptr<HttpFrontend>> Create(Server& server, HttpOptions options);
+  // Binds and starts serving on its own threads, with `side_endpoints` on
+  // the same threads. `server` must outlive it.
+  static absl::StatusOr<std::unique_ptr<HttpFrontend>> Create(
+      Server& server, HttpOptions options, std::vector<SideEndpoint> side_endpoints = {});
   ~HttpFrontend();  // Stop()
   HttpFrontend(const HttpFrontend&) = delete;
   HttpFrontend& operator=(const HttpFrontend&) = delete;
 
-  int port() const;  // the bound port
-  // Stops accepting, closes connections, waits for requests still running in
-  // the server to call back, joins the threads. Idempotent.
+  int port() const;                   // the bound port
+  int side_port(size_t index) const;  // the bound port of side_endpoints[index]
+  // Stops accepting (side endpoints too), closes connections, waits for
+  // requests still running in the server to call back, joins the threads.
+  // Idempotent.
   void Stop();
 
  private:

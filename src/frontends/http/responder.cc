@@ -15,4 +15,8 @@ void Responder::SendLater(std::function<HttpReply()> make) const {
   session_->Deliver(std::move(make));
 }
 
+void Responder::WatchDisconnect(std::shared_ptr<core::CancellationToken> token) const {
+  session_->WatchDisconnect(std::move(token));
+}
+
 }  // namespace inferd::frontends::http

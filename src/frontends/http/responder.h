@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/cancellation.h"
 #include "frontends/http/http_reply.h"
 
 namespace inferd::frontends::http {
@@ -22,6 +23,9 @@ class Responder {
   void Send(HttpReply reply) const;
   // Runs `make` on the session's executor and sends what it returns.
   void SendLater(std::function<HttpReply()> make) const;
+  // Raises `token` when the client goes away before the reply is sent. Call
+  // before Send/SendLater.
+  void WatchDisconnect(std::shared_ptr<core::CancellationToken> token) const;
 
  private:
   std::shared_ptr<Session> session_;

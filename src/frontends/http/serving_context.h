@@ -11,11 +11,18 @@
 namespace inferd::frontends::http {
 
 struct ServingContext {
-  ServingContext(Server& server_in, HttpOptions options_in)
-      : server(server_in), options(std::move(options_in)) {}
+  using SideHandler = decltype(SideEndpoint::handler);
+
+  ServingContext(Server& server_in, HttpOptions options_in, SideHandler side_handler_in = nullptr)
+      : server(server_in),
+        options(std::move(options_in)),
+        side_handler(std::move(side_handler_in)) {}
 
   Server& server;  // not owned; outlives the frontend
   const HttpOptions options;
+  // Set for a side endpoint (/metrics): answers every request in place of
+  // the KServe routes.
+  const SideHandler side_handler;
   ConnectionTracker tracker;
 };
 

@@ -57,6 +57,22 @@ void Session::Deliver(std::function<HttpReply()> make) {
             [self = shared_from_this(), make = std::move(make)] { self->Write(make()); });
 }
 
+void Session::WatchDisconnect(std::shared_ptr<core::CancellationToken> token) {
+  // Posted like Deliver, so it runs before the reply that follows it.
+  net::post(stream_.get_executor(),
+            [self = shared_from_this(), token = std::move(token)]() mutable {
+              self->StartWatch(std::move(token));
+            });
+}
+
+void Session::StartWatch(std::shared_ptr<core::CancellationToken> token) {
+  // Bytes already read past this request are a pipelined next request: the
+  // client is still there (and an end of stream behind them means it only
+  // finished sending).
+  if (closed_ || buffer_.size() > 0) return;
+  watch_.Start(stream_.socket(), std::move(token), shared_from_this());
+}
+
 // Reads until the blank line that ends the header. The header is parsed from
 // raw bytes (rather than with async_read_header) so that folded lines, which
 // Beast would silently join, can be refused.
@@ -172,6 +188,7 @@ void Session::Dispatch() {
 }
 
 void Session::Write(HttpReply reply) {
+  watch_.Stop(stream_.socket());  // before the write: the wait must not outlive the request
   if (closed_) return;
   writing_ = std::move(reply);
   const bool close = writing_.close_connection || !keep_alive_;

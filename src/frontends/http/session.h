@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // One HTTP/1.1 connection: reads a request (header checks, body limit,
 // 100-continue), dispatches it, writes the reply, and loops while the
-// connection is kept alive. One request at a time (no pipelining). All work
-// runs on the connection's strand; Deliver/Close may be called from any thread.
+// connection is kept alive. One request at a time (no pipelining); while it is
+// in flight, a DisconnectWatch notices a client that went away. All work runs
+// on the connection's strand; Deliver/Close/WatchDisconnect may be called from
+// any thread.
 #pragma once
 
 #include <functional>
@@ -15,6 +17,8 @@
 #include "boost/beast/core/tcp_stream.hpp"
 #include "boost/beast/http/parser.hpp"
 #include "boost/beast/http/string_body.hpp"
+#include "core/cancellation.h"
+#include "frontends/http/disconnect_watch.h"
 #include "frontends/http/http_reply.h"
 #include "frontends/http/serving_context.h"
 
@@ -33,6 +37,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close();
   // Runs `make` on the strand and writes its reply. Any thread.
   void Deliver(std::function<HttpReply()> make);
+  // Raises `token` if the client goes away before the reply of the current
+  // request is written (see DisconnectWatch). Any thread; call it before the
+  // reply can be delivered.
+  void WatchDisconnect(std::shared_ptr<core::CancellationToken> token);
 
  private:
   using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
@@ -50,6 +58,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // (so it can read our reply rather than get a reset), then closes.
   void Linger();
   void CloseSocket();
+  void StartWatch(std::shared_ptr<core::CancellationToken> token);
 
   boost::beast::tcp_stream stream_;
   boost::beast::flat_buffer buffer_;
@@ -61,6 +70,7 @@ class Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool closed_ = false;
+  DisconnectWatch watch_;
 };
 
 }  // namespace inferd::frontends::http

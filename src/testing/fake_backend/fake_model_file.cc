@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fake_model_file.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -10,11 +11,13 @@ namespace {
 
 INFERD_DataType TypeFromName(const std::string& name) {
   static const std::pair<const char*, INFERD_DataType> kTypes[] = {
-      {"BOOL", INFERD_TYPE_BOOL},   {"UINT8", INFERD_TYPE_UINT8},   {"UINT16", INFERD_TYPE_UINT16},
-      {"UINT32", INFERD_TYPE_UINT32}, {"UINT64", INFERD_TYPE_UINT64}, {"INT8", INFERD_TYPE_INT8},
-      {"INT16", INFERD_TYPE_INT16}, {"INT32", INFERD_TYPE_INT32},   {"INT64", INFERD_TYPE_INT64},
-      {"FP16", INFERD_TYPE_FP16},   {"FP32", INFERD_TYPE_FP32},     {"FP64", INFERD_TYPE_FP64},
-      {"BYTES", INFERD_TYPE_BYTES}, {"BF16", INFERD_TYPE_BF16},
+      {"BOOL", INFERD_TYPE_BOOL},     {"UINT8", INFERD_TYPE_UINT8},
+      {"UINT16", INFERD_TYPE_UINT16}, {"UINT32", INFERD_TYPE_UINT32},
+      {"UINT64", INFERD_TYPE_UINT64}, {"INT8", INFERD_TYPE_INT8},
+      {"INT16", INFERD_TYPE_INT16},   {"INT32", INFERD_TYPE_INT32},
+      {"INT64", INFERD_TYPE_INT64},   {"FP16", INFERD_TYPE_FP16},
+      {"FP32", INFERD_TYPE_FP32},     {"FP64", INFERD_TYPE_FP64},
+      {"BYTES", INFERD_TYPE_BYTES},   {"BF16", INFERD_TYPE_BF16},
   };
   for (const auto& [text, type] : kTypes) {
     if (name == text) return type;
@@ -42,6 +45,14 @@ bool ParseTensor(std::istringstream& words, FakeTensor* tensor, std::string* err
   return true;
 }
 
+// The rest of the line after the directive, without surrounding blanks.
+bool ParsePath(std::istringstream& words, std::string* path, std::string* error) {
+  std::getline(words >> std::ws, *path);
+  while (!path->empty() && std::isspace(static_cast<unsigned char>(path->back()))) path->pop_back();
+  if (path->empty()) *error = "expected a path";
+  return !path->empty();
+}
+
 }  // namespace
 
 bool ParseFakeModelFile(const std::string& text, FakeModelFile* file, std::string* error) {
@@ -63,6 +74,12 @@ bool ParseFakeModelFile(const std::string& text, FakeModelFile* file, std::strin
       file->fail_instance = true;
     } else if (directive == "fail_execute") {
       file->fail_execute = true;
+    } else if (directive == "block_until_exists") {
+      ok = ParsePath(words, &file->block_until_exists, error);
+    } else if (directive == "block_until_exists_for_value") {
+      ok = ParsePath(words, &file->block_until_exists_for_value, error);
+    } else if (directive == "log_executions") {
+      ok = ParsePath(words, &file->log_executions, error);
     } else {
       ok = false;
       *error = "unknown directive '" + directive + "'";

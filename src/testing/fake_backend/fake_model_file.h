@@ -6,6 +6,16 @@
 //   fail_load                            ModelCreate fails
 //   fail_instance                        InstanceCreate fails
 //   fail_execute                         every request completes with an error
+// Test-only directives that make scheduling observable from outside:
+//   block_until_exists <path>            Execute waits until <path> exists
+//                                        (polled every millisecond)
+//   block_until_exists_for_value <dir>   Execute waits until <dir>/<v> exists,
+//                                        v = the batch's first value (below)
+//   log_executions <path>                Execute appends "start <instance> <v>..."
+//                                        on entry (before blocking) and
+//                                        "end <instance> <v>..." when done, one v
+//                                        per request: the first element of its
+//                                        first input read as INT32 ("-" if none)
 #pragma once
 
 #include <cstdint>
@@ -28,6 +38,9 @@ struct FakeModelFile {
   bool fail_load = false;
   bool fail_instance = false;
   bool fail_execute = false;
+  std::string block_until_exists;            // empty: never blocks
+  std::string block_until_exists_for_value;  // a folder; empty: never blocks
+  std::string log_executions;                // empty: no log
 };
 
 // Parses `text`; on a malformed line returns false and sets `error`.

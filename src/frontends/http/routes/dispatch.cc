@@ -10,7 +10,6 @@ namespace {
 
 std::string_view Describe(Route route) {
   switch (route) {
-    case Route::kModelStats: return "statistics";
     case Route::kModelGenerate:
     case Route::kModelGenerateStream: return "the generate extension";
     case Route::kModelTraceSetting:
@@ -34,6 +33,10 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
   const std::string_view method(request.header.method_string().data(),
                                 request.header.method_string().size());
   const std::string_view target(request.header.target().data(), request.header.target().size());
+  if (context->side_handler) {
+    responder.Send(context->side_handler(method, target));
+    return;
+  }
   RouteResult result = MatchRoute(MethodFromString(method), target);
   if (result.outcome == RouteResult::Outcome::kNotFound) {
     responder.Send(ErrorReply(404, "Not Found"));
@@ -54,6 +57,9 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
     case Route::kModelReady:
     case Route::kModelConfig:
       responder.Send(HandleMetadata(*context, request.route));
+      return;
+    case Route::kModelStats:
+      responder.Send(HandleStatistics(*context, request.route));
       return;
     case Route::kModelInfer:
       HandleInfer(context, std::move(request), std::move(responder));

@@ -98,6 +98,10 @@ void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest
     responder.Send(ErrorReply(absl::UnavailableError("the HTTP endpoint is shutting down")));
     return;
   }
+  // A client that disconnects while its request is queued takes it out of
+  // the queue (it is answered CANCELLED, to nobody).
+  decoded->request->cancellation = std::make_shared<core::CancellationToken>();
+  responder.WatchDisconnect(decoded->request->cancellation);
   context->server.InferAsync(
       std::move(decoded->request),
       [context, responder, format = std::move(decoded->format),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The route groups, one file each: health probes, metadata (server, model,
-// config, ready), inference, and the model repository.
+// config, ready), inference, statistics, and the model repository.
 #pragma once
 
 #include "frontends/http/routes/route_context.h"
@@ -11,6 +11,8 @@ namespace inferd::frontends::http {
 HttpReply HandleHealth(const ServingContext& context, const RouteMatch& route);
 // GET /v2, /v2/models/{M}[/versions/{V}][/ready|/config].
 HttpReply HandleMetadata(const ServingContext& context, const RouteMatch& route);
+// GET /v2/models/stats and /v2/models/{M}[/versions/{V}]/stats.
+HttpReply HandleStatistics(const ServingContext& context, const RouteMatch& route);
 // POST /v2/repository[/{R}]/index and .../models/{M}/load|unload.
 HttpReply HandleRepository(const ServingContext& context, const IncomingRequest& request);
 // POST /v2/models/{M}[/versions/{V}]/infer; answers asynchronously.

@@ -212,12 +212,60 @@ TEST_F(GrpcFrontendTest, InferErrorsCarryTheirCodes) {
   EXPECT_EQ(Infer(unknown_output, &response).error_code(), Code::INVALID_ARGUMENT);
 }
 
+TEST_F(GrpcFrontendTest, ModelStatisticsCountsRequestsAndNamesUnknownModels) {
+  inference::ModelInferResponse response;
+  ASSERT_TRUE(Infer(EchoRequest(), &response).ok());
+  ASSERT_TRUE(Infer(EchoRequest(), &response).ok());
+  auto wrong_type = EchoRequest();
+  wrong_type.mutable_inputs(0)->set_datatype("INT64");
+  wrong_type.set_raw_input_contents(0, std::string(32, '\0'));
+  ASSERT_FALSE(Infer(wrong_type, &response).ok());  // refused by validation: a failure
+
+  for (const std::string& version : {std::string(), std::string("1")}) {
+    ::grpc::ClientContext context;
+    inference::ModelStatisticsRequest request;
+    request.set_name("echo");
+    request.set_version(version);
+    inference::ModelStatisticsResponse statistics;
+    ASSERT_TRUE(stub_->ModelStatistics(&context, request, &statistics).ok());
+    ASSERT_EQ(statistics.model_stats_size(), 1);
+    const inference::ModelStatistics& echo = statistics.model_stats(0);
+    EXPECT_EQ(echo.name(), "echo");
+    EXPECT_EQ(echo.version(), "1");
+    EXPECT_EQ(echo.inference_count(), 2u);
+    EXPECT_EQ(echo.inference_stats().success().count(), 2u);
+    EXPECT_EQ(echo.inference_stats().queue().count(), 2u);
+    EXPECT_EQ(echo.inference_stats().fail().count(), 1u);
+    EXPECT_GT(echo.last_inference(), 0u);
+  }
+
+  ::grpc::ClientContext all_context;
+  inference::ModelStatisticsResponse all;
+  ASSERT_TRUE(stub_->ModelStatistics(&all_context, {}, &all).ok());
+  ASSERT_EQ(all.model_stats_size(), 1);
+  EXPECT_EQ(all.model_stats(0).name(), "echo");
+
+  ::grpc::ClientContext unknown_context;
+  inference::ModelStatisticsRequest unknown;
+  unknown.set_name("nope");
+  inference::ModelStatisticsResponse ignored;
+  ::grpc::Status status = stub_->ModelStatistics(&unknown_context, unknown, &ignored);
+  EXPECT_EQ(status.error_code(), Code::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("nope"));
+  ::grpc::ClientContext version_context;
+  unknown.set_name("echo");
+  unknown.set_version("9");
+  EXPECT_EQ(stub_->ModelStatistics(&version_context, unknown, &ignored).error_code(),
+            Code::NOT_FOUND);
+}
+
 TEST_F(GrpcFrontendTest, LaterRpcsAreUnimplementedWithAMessage) {
   ::grpc::ClientContext c1, c2;
-  inference::ModelStatisticsResponse statistics;
-  ::grpc::Status status = stub_->ModelStatistics(&c1, {}, &statistics);
+  inference::RepositoryModelLoadRequest load;
+  inference::RepositoryModelLoadResponse loaded;
+  ::grpc::Status status = stub_->RepositoryModelLoad(&c1, load, &loaded);
   EXPECT_EQ(status.error_code(), Code::UNIMPLEMENTED);
-  EXPECT_THAT(status.error_message(), HasSubstr("ModelStatistics"));
+  EXPECT_THAT(status.error_message(), HasSubstr("RepositoryModelLoad"));
   auto stream = stub_->ModelStreamInfer(&c2);
   inference::ModelStreamInferResponse reply;
   EXPECT_FALSE(stream->Read(&reply));

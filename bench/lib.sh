@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+# What bench/run.sh and bench/batching.sh share; sourced, not run. It cds to the
+# repository root, reads the common environment, checks the tools, makes $WORK
+# (removed on exit, with every process in PIDS stopped) and defines helpers.
+#
+# Environment (all optional):
+#   INFERD_BINARY        inferd to measure (default build/bin/inferd)
+#   INFERD_BACKEND_DIR   its backends (default <binary dir>/../lib/backends)
+#   INFERD_BENCH_BIN     echo_server + ort_inprocess (default <binary dir>/bench)
+#   BENCH_REPEATS=3  BENCH_INTERVAL_MS=1500  BENCH_SERVER_CORE=0  BENCH_CLIENT_CORE=1
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+INFERD_BINARY=${INFERD_BINARY:-build/bin/inferd}
+BIN_DIR=$(dirname "$INFERD_BINARY")
+INFERD_BACKEND_DIR=${INFERD_BACKEND_DIR:-$BIN_DIR/../lib/backends}
+INFERD_BENCH_BIN=${INFERD_BENCH_BIN:-$BIN_DIR/bench}
+REPEATS=${BENCH_REPEATS:-3}
+INTERVAL_MS=${BENCH_INTERVAL_MS:-1500}
+SERVER_CORE=${BENCH_SERVER_CORE:-0}
+CLIENT_CORE=${BENCH_CLIENT_CORE:-1}
+PA=.venv/bin/perf_analyzer
+PY=.venv/bin/python
+REPORT="$PY bench/report.py"
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+[ -x "$PA" ] || die "$PA not found: run 'make setup'"
+for tool in echo_server ort_inprocess; do
+  [ -x "$INFERD_BENCH_BIN/$tool" ] || die "$INFERD_BENCH_BIN/$tool not found: build with INFERD_BUILD_BENCH=ON"
+done
+if [ "$(nproc)" -lt 2 ]; then
+  log "warning: one core only: client and server share it"
+  CLIENT_CORE=$SERVER_CORE
+fi
+
+WORK=$(mktemp -d /tmp/inferd-bench.XXXXXX)
+PIDS=()
+# Stops what we started: SIGTERM, then SIGKILL whatever still runs 15 s later
+# (a server that hangs on shutdown must not hang the benchmark).
+cleanup() {
+  local pid i
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for i in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "warning: pid $pid did not stop within 15 s of SIGTERM; killing it"
+      grep -h -i "warn" "$WORK"/*.log 2>/dev/null | tail -2 >&2 || true
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# wait_ready PID HTTP_PORT LOG: until GET /v2/health/ready answers 200 (120 s at most).
+wait_ready() {
+  local pid=$1 port=$2 logfile=$3 i
+  for i in $(seq 1 240); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -20 "$logfile" >&2
+      die "server (pid $pid) exited before it was ready"
+    fi
+    curl -sf -o /dev/null "http://127.0.0.1:$port/v2/health/ready" && return 0
+    sleep 0.5
+  done
+  die "server (pid $pid) not ready after 120 s"
+}
+
+# start_inferd REPOSITORY: inferd pinned to the server core, serving REPOSITORY;
+# sets INFERD_HTTP_PORT and INFERD_GRPC_PORT. --cpu-cores 1: it runs on one core,
+# so each ONNX Runtime session gets intra-op 1 thread.
+start_inferd() {
+  read -r INFERD_HTTP_PORT INFERD_GRPC_PORT INFERD_METRICS_PORT < <($REPORT free-ports 3)
+  taskset -c "$SERVER_CORE" "$INFERD_BINARY" serve --model-repository "$1" \
+    --backend-directory "$INFERD_BACKEND_DIR" --host 127.0.0.1 --cpu-cores 1 \
+    --http-port "$INFERD_HTTP_PORT" --grpc-port "$INFERD_GRPC_PORT" \
+    --metrics-port "$INFERD_METRICS_PORT" --log-level warn \
+    >"$WORK/inferd.log" 2>&1 &
+  PIDS+=($!)
+  wait_ready $! "$INFERD_HTTP_PORT" "$WORK/inferd.log"
+  log "inferd ready on HTTP $INFERD_HTTP_PORT, gRPC $INFERD_GRPC_PORT"
+}
+
+# commit_and_machine: prints the date=, commit= and machine= --meta arguments of report.py.
+commit_and_machine() {
+  local commit cpu
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  if [ -n "$(git status --porcelain 2>/dev/null | head -1)" ]; then commit="$commit (+ uncommitted changes)"; fi
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+  printf '%s\n' "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" "commit=$commit" \
+    "machine=$(nproc) cores, $cpu; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# build_type: CMAKE_BUILD_TYPE of the build that holds INFERD_BINARY.
+build_type() {
+  grep -s '^CMAKE_BUILD_TYPE:' "$BIN_DIR/../CMakeCache.txt" | cut -d= -f2 || true
+}

@@ -120,9 +120,9 @@ typedef struct INFERD_ModelSpec {
   size_t struct_size; /* sizeof(INFERD_ModelSpec) of the server */
   const char* name;
   int64_t version;
-  const char* model_directory;   /* the model folder */
-  const char* model_path;        /* <model folder>/<version>/<default_model_filename> */
-  int32_t max_batch_size;        /* 0: the model does not batch */
+  const char* model_directory; /* the model folder */
+  const char* model_path;      /* <model folder>/<version>/<default_model_filename> */
+  int32_t max_batch_size;      /* 0: the model does not batch */
   const INFERD_TensorSpec* inputs;
   size_t input_count;
   const INFERD_TensorSpec* outputs;
@@ -148,20 +148,17 @@ typedef struct INFERD_ServerApi {
 
   /* Signature: the backend reports what a model file declares. `dims` may
    * contain -1 for symbolic or unknown dimensions. Strings are copied. */
-  void (*SignatureAddInput)(INFERD_Signature* signature, const char* name,
-                            INFERD_DataType datatype, const int64_t* dims,
-                            size_t dims_count);
+  void (*SignatureAddInput)(INFERD_Signature* signature, const char* name, INFERD_DataType datatype,
+                            const int64_t* dims, size_t dims_count);
   void (*SignatureAddOutput)(INFERD_Signature* signature, const char* name,
-                             INFERD_DataType datatype, const int64_t* dims,
-                             size_t dims_count);
+                             INFERD_DataType datatype, const int64_t* dims, size_t dims_count);
 
   /* Request inputs. Every returned pointer stays valid until the request is
    * completed. Shapes include the batch dimension when the model batches.
    * `data` is the tensor's contiguous bytes (BYTES: length-prefixed). */
   size_t (*RequestInputCount)(const INFERD_Request* request);
-  void (*RequestInput)(const INFERD_Request* request, size_t index,
-                       const char** name, INFERD_DataType* datatype,
-                       const int64_t** shape, size_t* shape_count,
+  void (*RequestInput)(const INFERD_Request* request, size_t index, const char** name,
+                       INFERD_DataType* datatype, const int64_t** shape, size_t* shape_count,
                        const void** data, size_t* byte_size);
   /* Outputs the client asked for; the server lists every model output when
    * the client named none. Only these must be produced. */
@@ -176,11 +173,9 @@ typedef struct INFERD_ServerApi {
    * when the output is unknown, not requested, or the size does not match
    * the shape and datatype. */
   INFERD_Error* (*ResponseAddOutput)(INFERD_Request* request, const char* name,
-                                     INFERD_DataType datatype,
-                                     const int64_t* shape, size_t shape_count,
-                                     const void* data, size_t byte_size,
-                                     INFERD_ReleaseFn release,
-                                     void* release_context);
+                                     INFERD_DataType datatype, const int64_t* shape,
+                                     size_t shape_count, const void* data, size_t byte_size,
+                                     INFERD_ReleaseFn release, void* release_context);
 
   /* Sends the response (error == NULL) or the error (ownership of `error`
    * passes to the server). Called exactly once per request; after it the
@@ -196,8 +191,7 @@ typedef struct INFERD_ServerApi {
    * (its inputs gathered) and when it finished (before writing outputs).
    * Call before RequestComplete. A backend that never calls it has its whole
    * execution counted as compute_infer. */
-  void (*RequestReportComputeTimes)(INFERD_Request* request,
-                                    uint64_t compute_start_ns,
+  void (*RequestReportComputeTimes)(INFERD_Request* request, uint64_t compute_start_ns,
                                     uint64_t compute_end_ns);
 } INFERD_ServerApi;
 
@@ -212,32 +206,32 @@ INFERD_BACKEND_EXPORT uint32_t INFERD_BackendApiVersion(void);
  * model_path and parameters of `spec` are meaningful here. Used to complete
  * a missing or partial config. Optional: a backend without it requires a
  * complete config. */
-INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendDescribeModel(
-    const INFERD_ServerApi* api, const INFERD_ModelSpec* spec,
-    INFERD_Signature* signature);
+INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendDescribeModel(const INFERD_ServerApi* api,
+                                                                const INFERD_ModelSpec* spec,
+                                                                INFERD_Signature* signature);
 
 /* Loads a model version. On success *model is a backend object that the
  * server later passes to INFERD_BackendModelDelete. `api` outlives it. */
-INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendModelCreate(
-    const INFERD_ServerApi* api, const INFERD_ModelSpec* spec,
-    INFERD_BackendModel** model);
+INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendModelCreate(const INFERD_ServerApi* api,
+                                                              const INFERD_ModelSpec* spec,
+                                                              INFERD_BackendModel** model);
 INFERD_BACKEND_EXPORT void INFERD_BackendModelDelete(INFERD_BackendModel* model);
 
 /* Creates instance `index` (0-based) of a loaded model. All instances are
  * deleted before their model. */
-INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendInstanceCreate(
-    INFERD_BackendModel* model, uint32_t index, INFERD_BackendInstance** instance);
-INFERD_BACKEND_EXPORT void INFERD_BackendInstanceDelete(
-    INFERD_BackendInstance* instance);
+INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendInstanceCreate(INFERD_BackendModel* model,
+                                                                 uint32_t index,
+                                                                 INFERD_BackendInstance** instance);
+INFERD_BACKEND_EXPORT void INFERD_BackendInstanceDelete(INFERD_BackendInstance* instance);
 
 /* Runs a batch of `request_count` requests. The backend must call
  * api->RequestComplete exactly once for every request, including on failure
  * (it may complete them in any order, before or after returning). The
  * requests of one batch agree on every non-batch dimension; their batch
  * sizes add up to at most max_batch_size. */
-INFERD_BACKEND_EXPORT void INFERD_BackendInstanceExecute(
-    INFERD_BackendInstance* instance, INFERD_Request** requests,
-    size_t request_count);
+INFERD_BACKEND_EXPORT void INFERD_BackendInstanceExecute(INFERD_BackendInstance* instance,
+                                                         INFERD_Request** requests,
+                                                         size_t request_count);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -14,8 +14,8 @@ void LogStartupTable(const Server& server) {
   for (const auto& e : entries) name_width = std::max(name_width, e.name.size());
   INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", "Model", name_width, "Version", "Status", "Reason");
   for (const auto& e : entries) {
-    INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", e.name, name_width, e.version.empty() ? "-" : e.version, e.state,
-                    e.reason);
+    INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", e.name, name_width,
+                    e.version.empty() ? "-" : e.version, e.state, e.reason);
   }
   if (entries.empty()) INFERD_LOG_WARN("no models found in the model repositories");
 }

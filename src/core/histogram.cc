@@ -8,7 +8,8 @@ namespace inferd::core {
 Histogram::Histogram(std::vector<uint64_t> upper_bounds)
     : upper_bounds_(std::move(upper_bounds)),
       buckets_(new std::atomic<uint64_t>[upper_bounds_.size() + 1]) {
-  for (size_t i = 0; i <= upper_bounds_.size(); ++i) buckets_[i].store(0, std::memory_order_relaxed);
+  for (size_t i = 0; i <= upper_bounds_.size(); ++i)
+    buckets_[i].store(0, std::memory_order_relaxed);
 }
 
 void Histogram::Observe(uint64_t value) {

@@ -80,7 +80,8 @@ void ModelStats::RecordSuccess(const RequestTimes& t, int64_t batch_size) {
   compute_input_duration_.Observe(NonNegative(input_ns));
   compute_infer_duration_.Observe(NonNegative(infer_ns));
   compute_output_duration_.Observe(NonNegative(output_ns));
-  inference_count_.fetch_add(NonNegative(std::max<int64_t>(batch_size, 1)), std::memory_order_relaxed);
+  inference_count_.fetch_add(NonNegative(std::max<int64_t>(batch_size, 1)),
+                             std::memory_order_relaxed);
   last_inference_ms_.store(base::WallClockMillis(), std::memory_order_relaxed);
 }
 

@@ -47,11 +47,11 @@ struct ModelStatsSnapshot {
   uint64_t inference_count = 0;    // rows (batch items) answered successfully
   uint64_t execution_count = 0;    // batches executed
   StatDuration success, fail, queue, compute_input, compute_infer, compute_output;
-  StatDuration cache_hit, cache_miss;  // no response cache yet: always zero
-  std::vector<BatchStat> batch_stats;  // ascending batch_size
+  StatDuration cache_hit, cache_miss;                    // no response cache yet: always zero
+  std::vector<BatchStat> batch_stats;                    // ascending batch_size
   std::array<uint64_t, kFailureReasonCount> failures{};  // by FailureReason
-  int64_t queue_size = 0;  // requests waiting in the scheduler
-  int64_t in_flight = 0;   // accepted and not yet answered
+  int64_t queue_size = 0;                                // requests waiting in the scheduler
+  int64_t in_flight = 0;                                 // accepted and not yet answered
   HistogramSnapshot request_duration, queue_duration, compute_input_duration,
       compute_infer_duration, compute_output_duration, batch_size;
 };

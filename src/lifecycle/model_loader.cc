@@ -15,8 +15,10 @@
 namespace inferd::lifecycle {
 namespace {
 
-std::string ModelPath(const std::string& model_dir, int64_t version, const inference::ModelConfig& config) {
-  return base::JoinPath(base::JoinPath(model_dir, std::to_string(version)), config.default_model_filename());
+std::string ModelPath(const std::string& model_dir, int64_t version,
+                      const inference::ModelConfig& config) {
+  return base::JoinPath(base::JoinPath(model_dir, std::to_string(version)),
+                        config.default_model_filename());
 }
 
 int TotalInstances(const inference::ModelConfig& config) {
@@ -27,16 +29,18 @@ int TotalInstances(const inference::ModelConfig& config) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> ModelLoader::Library(const std::string& name) {
+absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> ModelLoader::Library(
+    const std::string& name) {
   auto it = libraries_.find(name);
   if (it == libraries_.end()) {
-    it = libraries_.emplace(name, backends::BackendLibrary::Open(options_.backend_directory, name)).first;
+    it = libraries_.emplace(name, backends::BackendLibrary::Open(options_.backend_directory, name))
+             .first;
   }
   return it->second;
 }
 
-absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(const repository::ModelLocation& location,
-                                                                  std::vector<int64_t>& versions) {
+absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(
+    const repository::ModelLocation& location, std::vector<int64_t>& versions) {
   const std::string config_path = base::JoinPath(location.directory, "config.pbtxt");
   INFERD_ASSIGN_OR_RETURN(auto read, repository::ReadModelConfigFile(location.directory));
   if (!read && !options_.auto_complete_config) {
@@ -44,11 +48,13 @@ absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(const reposito
         config_path, " is missing and auto-complete is disabled (--disable-auto-complete-config)"));
   }
   inference::ModelConfig config = read ? std::move(*read) : inference::ModelConfig();
-  INFERD_RETURN_IF_ERROR(repository::FillBackendAndPlatform(location.name, location.directory, config));
-  versions = repository::SelectVersions(config.version_policy(), repository::ListVersions(location.directory));
+  INFERD_RETURN_IF_ERROR(
+      repository::FillBackendAndPlatform(location.name, location.directory, config));
+  versions = repository::SelectVersions(config.version_policy(),
+                                        repository::ListVersions(location.directory));
   if (versions.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("model '", location.name,
-                                                   "': no version folder is available under the version policy"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model '", location.name, "': no version folder is available under the version policy"));
   }
   if (options_.auto_complete_config && NeedsCompletion(config)) {
     INFERD_ASSIGN_OR_RETURN(auto library, Library(config.backend()));
@@ -63,21 +69,24 @@ absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(const reposito
 }
 
 absl::StatusOr<std::shared_ptr<ModelVersion>> ModelLoader::LoadVersion(
-    const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir, int64_t version) {
+    const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
+    int64_t version) {
   INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
   const int instances = TotalInstances(*config);
   const int intra_op_threads = std::max(1, options_.cpu_cores / instances);
-  auto spec = std::make_unique<backends::ModelSpecStorage>(*config, version, model_dir,
-                                                           ModelPath(model_dir, version, *config), intra_op_threads);
-  INFERD_ASSIGN_OR_RETURN(auto backend_model, backends::BackendModel::Create(library, std::move(spec)));
+  auto spec = std::make_unique<backends::ModelSpecStorage>(
+      *config, version, model_dir, ModelPath(model_dir, version, *config), intra_op_threads);
+  INFERD_ASSIGN_OR_RETURN(auto backend_model,
+                          backends::BackendModel::Create(library, std::move(spec)));
   std::vector<std::unique_ptr<backends::BackendInstance>> created;
   for (int i = 0; i < instances; ++i) {
     INFERD_ASSIGN_OR_RETURN(auto instance, backend_model->CreateInstance(static_cast<uint32_t>(i)));
     created.push_back(std::move(instance));
   }
   INFERD_ASSIGN_OR_RETURN(auto scheduler, options_.scheduler_factory(*config, std::move(created)));
-  return std::make_shared<ModelVersion>(config, version, std::move(backend_model), std::move(scheduler),
-                                        std::make_shared<core::ModelStats>(options_.histogram_bounds));
+  return std::make_shared<ModelVersion>(
+      config, version, std::move(backend_model), std::move(scheduler),
+      std::make_shared<core::ModelStats>(options_.histogram_bounds));
 }
 
 ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {
@@ -97,7 +106,8 @@ ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {
       versions = repository::SelectVersions(inference::ModelVersionPolicy(),
                                             repository::ListVersions(location.directory));
     }
-    for (int64_t v : versions) status.versions.push_back({v, VersionState::kUnavailable, status.reason, nullptr});
+    for (int64_t v : versions)
+      status.versions.push_back({v, VersionState::kUnavailable, status.reason, nullptr});
     return status;
   }
   status.config = std::make_shared<const inference::ModelConfig>(std::move(*config));
@@ -106,7 +116,8 @@ ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {
     if (loaded.ok()) {
       status.versions.push_back({version, VersionState::kReady, "", std::move(*loaded)});
     } else {
-      status.versions.push_back({version, VersionState::kUnavailable, std::string(loaded.status().message()), nullptr});
+      status.versions.push_back(
+          {version, VersionState::kUnavailable, std::string(loaded.status().message()), nullptr});
     }
   }
   return status;

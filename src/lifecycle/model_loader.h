@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "backends/abi/backend_library.h"
-#include "lifecycle/scheduler.h"
 #include "core/model_stats.h"
+#include "lifecycle/scheduler.h"
 #include "lifecycle/serving_table.h"
 #include "repository/model_repository.h"
 

@@ -3,7 +3,8 @@
 
 namespace inferd::lifecycle {
 
-std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version,
+std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config,
+                                                     int64_t version,
                                                      std::shared_ptr<core::ModelStats> stats) {
   auto io = std::make_shared<backends::ModelIO>();
   io->stats = std::move(stats);
@@ -11,16 +12,17 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
   io->model_version = version;
   io->max_batch_size = config.max_batch_size();
   for (const auto& out : config.output()) {
-    io->outputs.push_back(backends::OutputSpec{out.name(), static_cast<core::DataType>(out.data_type()),
-                                               core::Shape(out.dims().begin(), out.dims().end()),
-                                               out.has_reshape()});
+    io->outputs.push_back(
+        backends::OutputSpec{out.name(), static_cast<core::DataType>(out.data_type()),
+                             core::Shape(out.dims().begin(), out.dims().end()), out.has_reshape()});
   }
   return io;
 }
 
 ModelVersion::ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
                            std::unique_ptr<backends::BackendModel> backend_model,
-                           std::unique_ptr<Scheduler> scheduler, std::shared_ptr<core::ModelStats> stats)
+                           std::unique_ptr<Scheduler> scheduler,
+                           std::shared_ptr<core::ModelStats> stats)
     : config_(std::move(config)),
       version_(version),
       io_(MakeModelIO(*config_, version, std::move(stats))),

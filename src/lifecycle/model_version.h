@@ -19,7 +19,8 @@ namespace inferd::lifecycle {
 class ModelVersion {
  public:
   ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
-               std::unique_ptr<backends::BackendModel> backend_model, std::unique_ptr<Scheduler> scheduler,
+               std::unique_ptr<backends::BackendModel> backend_model,
+               std::unique_ptr<Scheduler> scheduler,
                std::shared_ptr<core::ModelStats> stats = std::make_shared<core::ModelStats>());
   ~ModelVersion();
   ModelVersion(const ModelVersion&) = delete;
@@ -48,7 +49,8 @@ class ModelVersion {
 };
 
 // The output facts of `config` that responses are checked against.
-std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config, int64_t version,
+std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config,
+                                                     int64_t version,
                                                      std::shared_ptr<core::ModelStats> stats);
 
 }  // namespace inferd::lifecycle

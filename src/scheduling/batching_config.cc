@@ -22,7 +22,8 @@ BatchingConfig BatchingConfigFrom(const inference::ModelConfig& config) {
   BatchingConfig out;
   out.model_name = config.name();
   out.max_batch_size = config.max_batch_size();
-  out.preferred_batch_sizes.assign(batching.preferred_batch_size().begin(), batching.preferred_batch_size().end());
+  out.preferred_batch_sizes.assign(batching.preferred_batch_size().begin(),
+                                   batching.preferred_batch_size().end());
   out.max_queue_delay_micros = batching.max_queue_delay_microseconds();
   out.preserve_ordering = batching.preserve_ordering();
   out.priority_levels = batching.priority_levels();

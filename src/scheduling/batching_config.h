@@ -27,7 +27,7 @@ struct QueuePolicy {
 // ModelDynamicBatching (model-config.md §1.13) plus max_batch_size.
 struct BatchingConfig {
   std::string model_name = {};
-  int32_t max_batch_size = 0;                 // 0: the model does not batch
+  int32_t max_batch_size = 0;                       // 0: the model does not batch
   std::vector<int64_t> preferred_batch_sizes = {};  // any order
   uint64_t max_queue_delay_micros = 0;
   bool preserve_ordering = false;

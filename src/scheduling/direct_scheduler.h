@@ -13,7 +13,8 @@ namespace inferd::scheduling {
 
 class DirectScheduler final : public lifecycle::Scheduler {
  public:
-  DirectScheduler(std::string model_name, std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+  DirectScheduler(std::string model_name,
+                  std::vector<std::unique_ptr<backends::BackendInstance>> instances,
                   const base::Clock& clock = base::Clock::Real());
   void Submit(std::unique_ptr<INFERD_Request> request) override;
   void Stop() override;

@@ -17,7 +17,8 @@ std::vector<int64_t> PreferredSizes(const BatchingConfig& config) {
 
 int64_t DelayNanos(const BatchingConfig& config) {
   const uint64_t micros = config.max_queue_delay_micros;
-  return static_cast<int64_t>(std::min<uint64_t>(micros, std::numeric_limits<int64_t>::max() / 2000) * 1000);
+  return static_cast<int64_t>(
+      std::min<uint64_t>(micros, std::numeric_limits<int64_t>::max() / 2000) * 1000);
 }
 
 }  // namespace
@@ -43,7 +44,8 @@ bool SameNonBatchShapes(const INFERD_Request& a, const INFERD_Request& b, bool b
   if (inputs_a.size() != inputs_b.size()) return false;
   const size_t skip = batching ? 1 : 0;
   for (const auto& x : inputs_a) {
-    auto y = std::find_if(inputs_b.begin(), inputs_b.end(), [&](const core::Tensor& t) { return t.name == x.name; });
+    auto y = std::find_if(inputs_b.begin(), inputs_b.end(),
+                          [&](const core::Tensor& t) { return t.name == x.name; });
     if (y == inputs_b.end() || x.shape.size() != y->shape.size()) return false;
     if (!std::equal(x.shape.begin() + std::min(skip, x.shape.size()), x.shape.end(),
                     y->shape.begin() + std::min(skip, y->shape.size()))) {
@@ -63,8 +65,7 @@ DynamicBatcher::DynamicBatcher(const BatchingConfig& config,
       max_delay_nanos_(DelayNanos(config)),
       clock_(clock),
       timer_(timer),
-      ordered_(config.preserve_ordering ? std::make_shared<OrderedResponder>()
-                                                             : nullptr),
+      ordered_(config.preserve_ordering ? std::make_shared<OrderedResponder>() : nullptr),
       queues_(config),
       idle_instances_(instances.size()),
       cancel_relay_(std::make_shared<CancelRelay>(this)),
@@ -87,7 +88,8 @@ void DynamicBatcher::Submit(std::unique_ptr<INFERD_Request> request) {
     if (refused.ok()) {
       if (ordered_) {
         // Tickets follow queue order, which the lock makes the arrival order.
-        request->WrapCallback([this](core::InferCallback callback) { return ordered_->Wrap(std::move(callback)); });
+        request->WrapCallback(
+            [this](core::InferCallback callback) { return ordered_->Wrap(std::move(callback)); });
       }
       QueuedRequest entry;
       entry.rows = batching_ ? request->batch_size() : 1;
@@ -142,7 +144,8 @@ void DynamicBatcher::OnDeadline() {
   Answer(std::move(answer), now);
 }
 
-void DynamicBatcher::DispatchLocked(std::vector<QueuedRequest>& answer, std::vector<Batch>& batches) {
+void DynamicBatcher::DispatchLocked(std::vector<QueuedRequest>& answer,
+                                    std::vector<Batch>& batches) {
   const int64_t now = clock_.NowNanos();
   int64_t wake_at = 0;
   while (idle_instances_ > 0 && !queues_.empty()) {
@@ -160,7 +163,8 @@ void DynamicBatcher::DispatchLocked(std::vector<QueuedRequest>& answer, std::vec
   }
 }
 
-Batch DynamicBatcher::FormBatchLocked(int64_t now, std::vector<QueuedRequest>& answer, int64_t& wake_at) {
+Batch DynamicBatcher::FormBatchLocked(int64_t now, std::vector<QueuedRequest>& answer,
+                                      int64_t& wake_at) {
   std::vector<std::pair<QueuePosition, QueuedRequest>> taken;
   int64_t rows = 0;
   int64_t oldest = std::numeric_limits<int64_t>::max();
@@ -182,7 +186,8 @@ Batch DynamicBatcher::FormBatchLocked(int64_t now, std::vector<QueuedRequest>& a
       }
       continue;
     }
-    if ((!taken.empty() && !SameNonBatchShapes(*taken.front().second.request, *front.request, batching_)) ||
+    if ((!taken.empty() &&
+         !SameNonBatchShapes(*taken.front().second.request, *front.request, batching_)) ||
         rows + front.rows > max_rows_) {
       cannot_grow = true;
       break;
@@ -190,7 +195,8 @@ Batch DynamicBatcher::FormBatchLocked(int64_t now, std::vector<QueuedRequest>& a
     rows += front.rows;
     oldest = std::min(oldest, front.request->queued_at());
     taken.emplace_back(position, queues_.PopFront(position));
-    if (std::binary_search(preferred_.begin(), preferred_.end(), rows)) preferred_count = taken.size();
+    if (std::binary_search(preferred_.begin(), preferred_.end(), rows))
+      preferred_count = taken.size();
     if (rows >= max_rows_) {
       cannot_grow = true;
       break;
@@ -203,7 +209,8 @@ Batch DynamicBatcher::FormBatchLocked(int64_t now, std::vector<QueuedRequest>& a
     send = taken.size();
   } else if (preferred_count > 0) {
     send = preferred_count;  // the largest preferred size that could be formed
-  } else if (cannot_grow || stopping_ || max_delay_nanos_ == 0 || now - oldest >= max_delay_nanos_) {
+  } else if (cannot_grow || stopping_ || max_delay_nanos_ == 0 ||
+             now - oldest >= max_delay_nanos_) {
     send = taken.size();
   } else {
     wake_at = oldest + max_delay_nanos_;  // hold the partial batch until then
@@ -225,7 +232,8 @@ void DynamicBatcher::Answer(std::vector<QueuedRequest> answer, int64_t now) cons
     if (auto abandoned = AbandonedStatus(request, now); !abandoned.ok()) {
       request.Complete(std::move(abandoned), core::FailureReason::kCanceled);
     } else {
-      request.Complete(absl::UnavailableError("Request timeout expired"), core::FailureReason::kRejected);
+      request.Complete(absl::UnavailableError("Request timeout expired"),
+                       core::FailureReason::kRejected);
     }
   }
 }

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "base/mutex.h"
 #include "base/clock.h"
+#include "base/mutex.h"
 #include "lifecycle/scheduler.h"
 #include "scheduling/batching_config.h"
 #include "scheduling/instance_pool.h"
@@ -58,8 +58,8 @@ class DynamicBatcher final : public lifecycle::Scheduler, public TimerClient {
   void OnRequestCancelled();
 
   const std::string name_;
-  const int64_t max_rows_;           // max_batch_size, or 1 for a non-batching model
-  const bool batching_;              // max_batch_size > 0
+  const int64_t max_rows_;                // max_batch_size, or 1 for a non-batching model
+  const bool batching_;                   // max_batch_size > 0
   const std::vector<int64_t> preferred_;  // ascending
   const int64_t max_delay_nanos_;
   const base::Clock& clock_;

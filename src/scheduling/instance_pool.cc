@@ -77,7 +77,8 @@ void InstancePool::Run(backends::BackendInstance& instance) {
     Batch batch;
     {
       base::MutexLock lock(&mu_);
-      mu_.Await([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); });
+      mu_.Await([this]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
       batch = std::move(queue_.front());
       queue_.pop_front();
@@ -86,7 +87,8 @@ void InstancePool::Run(backends::BackendInstance& instance) {
     if (!batch.empty()) {
       int64_t rows = 0;
       for (const auto& request : batch) rows += request->batch_size();
-      auto record = std::make_shared<backends::ExecutionRecord>(clock_.NowNanos(), rows, batch.size());
+      auto record =
+          std::make_shared<backends::ExecutionRecord>(clock_.NowNanos(), rows, batch.size());
       for (auto& request : batch) {
         if (request->io().stats) request->io().stats->AddQueued(-1);
         request->BeginExecution(record);

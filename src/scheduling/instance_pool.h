@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "base/mutex.h"
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
 #include "base/clock.h"
+#include "base/mutex.h"
 
 namespace inferd::scheduling {
 
@@ -28,7 +28,8 @@ class InstancePool {
   // is about to wait for the next (the dynamic batcher forms its next batch
   // there). `clock` is borrowed and outlives the pool.
   InstancePool(std::string name, std::vector<std::unique_ptr<backends::BackendInstance>> instances,
-               const base::Clock& clock = base::Clock::Real(), std::function<void()> on_idle = nullptr);
+               const base::Clock& clock = base::Clock::Real(),
+               std::function<void()> on_idle = nullptr);
   // Stop()s and joins.
   ~InstancePool();
   InstancePool(const InstancePool&) = delete;

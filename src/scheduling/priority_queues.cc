@@ -17,7 +17,8 @@ PriorityQueues::PriorityQueues(const BatchingConfig& config) {
   levels_ = std::vector<Level>(count);  // not resize: deque<move-only> cannot relocate
   for (size_t i = 0; i < count; ++i) {
     auto it = config.priority_queue_policy.find(i + 1);
-    levels_[i].policy = it != config.priority_queue_policy.end() ? it->second : config.default_queue_policy;
+    levels_[i].policy =
+        it != config.priority_queue_policy.end() ? it->second : config.default_queue_policy;
   }
   if (config.priority_levels > 0 && config.default_priority_level >= 1 &&
       config.default_priority_level <= config.priority_levels) {
@@ -31,11 +32,13 @@ size_t PriorityQueues::LevelFor(uint64_t priority) const {
   return static_cast<size_t>(priority - 1);
 }
 
-int64_t PriorityQueues::TimeoutDeadline(size_t level, uint64_t request_timeout_micros, int64_t now) const {
+int64_t PriorityQueues::TimeoutDeadline(size_t level, uint64_t request_timeout_micros,
+                                        int64_t now) const {
   const auto& policy = levels_[level].policy;
   uint64_t timeout = policy.default_timeout_micros;
   // Triton's rule: a request's own timeout may only shorten a non-zero default.
-  if (policy.allow_timeout_override && request_timeout_micros != 0 && request_timeout_micros < timeout) {
+  if (policy.allow_timeout_override && request_timeout_micros != 0 &&
+      request_timeout_micros < timeout) {
     timeout = request_timeout_micros;
   }
   if (timeout == 0) return 0;
@@ -67,7 +70,9 @@ void PriorityQueues::Push(size_t level, QueuedRequest entry) {
   ++size_;
 }
 
-int64_t PriorityQueues::EarliestDeadline() const { return deadlines_.empty() ? 0 : *deadlines_.begin(); }
+int64_t PriorityQueues::EarliestDeadline() const {
+  return deadlines_.empty() ? 0 : *deadlines_.begin();
+}
 
 bool PriorityQueues::NextPosition(QueuePosition& position) const {
   for (size_t i = 0; i < levels_.size(); ++i) {
@@ -88,7 +93,9 @@ std::deque<QueuedRequest>& PriorityQueues::Deque(const QueuePosition& position) 
   return position.delayed ? level.delayed : level.queue;
 }
 
-QueuedRequest& PriorityQueues::Front(const QueuePosition& position) { return Deque(position).front(); }
+QueuedRequest& PriorityQueues::Front(const QueuePosition& position) {
+  return Deque(position).front();
+}
 
 QueuedRequest PriorityQueues::PopFront(const QueuePosition& position) {
   auto& deque = Deque(position);

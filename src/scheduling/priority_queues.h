@@ -19,9 +19,9 @@ namespace inferd::scheduling {
 
 struct QueuedRequest {
   std::unique_ptr<INFERD_Request> request;
-  int64_t rows = 1;               // the request's batch size (1 for non-batching models)
-  int64_t timeout_deadline = 0;   // queue-policy deadline (ns); 0 = none
-  int64_t client_deadline = 0;    // the client's own deadline (ns); 0 = none
+  int64_t rows = 1;              // the request's batch size (1 for non-batching models)
+  int64_t timeout_deadline = 0;  // queue-policy deadline (ns); 0 = none
+  int64_t client_deadline = 0;   // the client's own deadline (ns); 0 = none
   // The earliest of the two deadlines, as registered in PriorityQueues.
   int64_t WakeAt() const;
 };

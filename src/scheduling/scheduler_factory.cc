@@ -13,9 +13,13 @@ namespace {
 class TimerOwningBatcher final : public lifecycle::Scheduler {
  public:
   TimerOwningBatcher(std::shared_ptr<Timer> timer, const inference::ModelConfig& config,
-                     std::vector<std::unique_ptr<backends::BackendInstance>> instances, const base::Clock& clock)
-      : timer_(std::move(timer)), batcher_(BatchingConfigFrom(config), std::move(instances), clock, *timer_) {}
-  void Submit(std::unique_ptr<INFERD_Request> request) override { batcher_.Submit(std::move(request)); }
+                     std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+                     const base::Clock& clock)
+      : timer_(std::move(timer)),
+        batcher_(BatchingConfigFrom(config), std::move(instances), clock, *timer_) {}
+  void Submit(std::unique_ptr<INFERD_Request> request) override {
+    batcher_.Submit(std::move(request));
+  }
   void Stop() override { batcher_.Stop(); }
 
  private:
@@ -25,9 +29,11 @@ class TimerOwningBatcher final : public lifecycle::Scheduler {
 
 }  // namespace
 
-lifecycle::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer, const base::Clock& clock) {
-  return [timer = std::move(timer), &clock](const inference::ModelConfig& config,
-                                            std::vector<std::unique_ptr<backends::BackendInstance>> instances)
+lifecycle::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
+                                                 const base::Clock& clock) {
+  return [timer = std::move(timer), &clock](
+             const inference::ModelConfig& config,
+             std::vector<std::unique_ptr<backends::BackendInstance>> instances)
              -> absl::StatusOr<std::unique_ptr<lifecycle::Scheduler>> {
     if (config.has_dynamic_batching()) {
       return std::make_unique<TimerOwningBatcher>(timer, config, std::move(instances), clock);

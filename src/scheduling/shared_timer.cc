@@ -32,7 +32,8 @@ void SharedTimer::Cancel(TimerClient* client) {
     order_.erase({it->second, client});
     due_.erase(it);
   }
-  auto not_running = [this, client]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ != client; };
+  auto not_running = [this, client]()
+                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return running_ != client; };
   mu_.Await(not_running);
 }
 
@@ -41,7 +42,8 @@ void SharedTimer::Run() {
   for (;;) {
     if (stopping_) return;
     if (order_.empty()) {
-      auto woken = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !order_.empty(); };
+      auto woken = [this]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !order_.empty(); };
       mu_.Await(woken);
       continue;
     }

@@ -11,8 +11,8 @@
 #include <thread>
 #include <utility>
 
-#include "base/mutex.h"
 #include "base/clock.h"
+#include "base/mutex.h"
 
 namespace inferd::scheduling {
 
@@ -52,7 +52,7 @@ class SharedTimer final : public Timer {
 
   const base::Clock& clock_;
   base::Mutex mu_;
-  std::map<TimerClient*, int64_t> due_ ABSL_GUARDED_BY(mu_);              // client -> time
+  std::map<TimerClient*, int64_t> due_ ABSL_GUARDED_BY(mu_);               // client -> time
   std::set<std::pair<int64_t, TimerClient*>> order_ ABSL_GUARDED_BY(mu_);  // by time
   TimerClient* running_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -13,8 +13,10 @@
 namespace inferd {
 namespace {
 
-absl::Status Invalid(const inference::ModelConfig& config, const std::string& tensor, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("model '", config.name(), "' input '", tensor, "': ", what));
+absl::Status Invalid(const inference::ModelConfig& config, const std::string& tensor,
+                     absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("model '", config.name(), "' input '", tensor, "': ", what));
 }
 
 absl::Status CheckByteSize(const inference::ModelConfig& config, const core::Tensor& tensor) {
@@ -23,15 +25,17 @@ absl::Status CheckByteSize(const inference::ModelConfig& config, const core::Ten
     auto elements = core::CountBytesElements(tensor.data.view());
     if (!elements.ok()) return Invalid(config, tensor.name, elements.status().message());
     if (*elements != count) {
-      return Invalid(config, tensor.name, absl::StrCat("has ", *elements, " BYTES elements; shape ",
-                                                       core::ShapeToString(tensor.shape), " needs ", count));
+      return Invalid(config, tensor.name,
+                     absl::StrCat("has ", *elements, " BYTES elements; shape ",
+                                  core::ShapeToString(tensor.shape), " needs ", count));
     }
     return absl::OkStatus();
   }
   const size_t expected = static_cast<size_t>(count) * core::DataTypeByteSize(tensor.datatype);
   if (tensor.data.size != expected) {
-    return Invalid(config, tensor.name, absl::StrCat("unexpected byte size ", tensor.data.size, ", expected ", expected,
-                                                     " for shape ", core::ShapeToString(tensor.shape)));
+    return Invalid(config, tensor.name,
+                   absl::StrCat("unexpected byte size ", tensor.data.size, ", expected ", expected,
+                                " for shape ", core::ShapeToString(tensor.shape)));
   }
   return absl::OkStatus();
 }
@@ -59,11 +63,13 @@ absl::Status CheckShape(const inference::ModelConfig& config, const inference::M
   const core::Shape dims(input.dims().begin(), input.dims().end());
   core::Shape expected = dims;
   if (batching) {
-    if (tensor.shape.empty()) return Invalid(config, tensor.name, "shape must include the batch dimension");
+    if (tensor.shape.empty())
+      return Invalid(config, tensor.name, "shape must include the batch dimension");
     const int64_t batch = tensor.shape[0];
     if (batch < 1 || batch > config.max_batch_size()) {
-      return Invalid(config, tensor.name, absl::StrCat("batch size ", batch, " is outside [1, max_batch_size ",
-                                                       config.max_batch_size(), "]"));
+      return Invalid(config, tensor.name,
+                     absl::StrCat("batch size ", batch, " is outside [1, max_batch_size ",
+                                  config.max_batch_size(), "]"));
     }
     if (batch_size != 0 && batch_size != batch) {
       return Invalid(config, tensor.name, "inputs of one request must share the batch size");
@@ -76,8 +82,8 @@ absl::Status CheckShape(const inference::ModelConfig& config, const inference::M
   }
   if (!core::ShapeMatches(tensor.shape, expected)) {
     return Invalid(config, tensor.name,
-                   absl::StrCat("unexpected shape ", core::ShapeToString(tensor.shape), ", expected ",
-                                core::ShapeToString(expected),
+                   absl::StrCat("unexpected shape ", core::ShapeToString(tensor.shape),
+                                ", expected ", core::ShapeToString(expected),
                                 batching ? " (the first dimension is the batch size)" : ""));
   }
   return absl::OkStatus();
@@ -85,7 +91,8 @@ absl::Status CheckShape(const inference::ModelConfig& config, const inference::M
 
 // `priority` and `timeout` are unsigned integers; JSON and gRPC may carry
 // them as int64 or uint64.
-absl::StatusOr<uint64_t> SchedulingParameter(const core::Parameters& parameters, std::string_view key) {
+absl::StatusOr<uint64_t> SchedulingParameter(const core::Parameters& parameters,
+                                             std::string_view key) {
   auto it = parameters.find(key);
   if (it == parameters.end()) return uint64_t{0};
   if (const auto* u = std::get_if<uint64_t>(&it->second)) return *u;
@@ -96,16 +103,18 @@ absl::StatusOr<uint64_t> SchedulingParameter(const core::Parameters& parameters,
       absl::StrCat("parameter '", std::string(key), "' must be a non-negative integer"));
 }
 
-absl::Status CheckParameters(const inference::ModelConfig& config, const core::InferRequest& request,
-                             ValidatedRequest& validated) {
+absl::Status CheckParameters(const inference::ModelConfig& config,
+                             const core::InferRequest& request, ValidatedRequest& validated) {
   (void)config;
   for (const auto& [key, value] : request.parameters) {
     if (absl::StartsWith(key, "triton_") && key != "triton_enable_empty_final_response") {
-      return absl::InvalidArgumentError(absl::StrCat("parameter '", key, "' is reserved (prefix 'triton_')"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter '", key, "' is reserved (prefix 'triton_')"));
     }
   }
   INFERD_ASSIGN_OR_RETURN(validated.priority, SchedulingParameter(request.parameters, "priority"));
-  INFERD_ASSIGN_OR_RETURN(validated.timeout_micros, SchedulingParameter(request.parameters, "timeout"));
+  INFERD_ASSIGN_OR_RETURN(validated.timeout_micros,
+                          SchedulingParameter(request.parameters, "timeout"));
   return absl::OkStatus();
 }
 
@@ -121,7 +130,8 @@ absl::StatusOr<std::vector<std::string>> ResolveOutputs(const inference::ModelCo
     bool known = false;
     for (const auto& output : config.output()) known = known || output.name() == name;
     if (!known) {
-      return absl::InvalidArgumentError(absl::StrCat("model '", config.name(), "' has no output '", name, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("model '", config.name(), "' has no output '", name, "'"));
     }
     if (!seen.insert(name).second) {
       return absl::InvalidArgumentError(absl::StrCat("output '", name, "' is requested twice"));
@@ -133,7 +143,8 @@ absl::StatusOr<std::vector<std::string>> ResolveOutputs(const inference::ModelCo
 
 }  // namespace
 
-absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& config, core::InferRequest& request) {
+absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& config,
+                                                 core::InferRequest& request) {
   ValidatedRequest result;
   INFERD_RETURN_IF_ERROR(CheckParameters(config, request, result));
   int64_t batch_size = 0;
@@ -144,23 +155,27 @@ absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& c
       if (candidate.name() == tensor.name) input = &candidate;
     }
     if (input == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected inference input '", tensor.name, "' for model '", config.name(), "'"));
+      return absl::InvalidArgumentError(absl::StrCat("unexpected inference input '", tensor.name,
+                                                     "' for model '", config.name(), "'"));
     }
     if (!seen.insert(tensor.name).second) return Invalid(config, tensor.name, "is given twice");
     if (static_cast<int>(tensor.datatype) != static_cast<int>(input->data_type())) {
-      return Invalid(config, tensor.name,
-                     absl::StrCat("datatype ", std::string(core::DataTypeProtocolName(tensor.datatype)), " does not match the model's ",
-                                  std::string(core::DataTypeProtocolName(static_cast<core::DataType>(input->data_type())))));
+      return Invalid(
+          config, tensor.name,
+          absl::StrCat("datatype ", std::string(core::DataTypeProtocolName(tensor.datatype)),
+                       " does not match the model's ",
+                       std::string(core::DataTypeProtocolName(
+                           static_cast<core::DataType>(input->data_type())))));
     }
     INFERD_RETURN_IF_ERROR(CheckShape(config, *input, tensor, batch_size));
     INFERD_RETURN_IF_ERROR(CheckByteSize(config, tensor));
-    if (input->has_reshape()) tensor.shape = Reshaped(*input, tensor.shape, config.max_batch_size() > 0);
+    if (input->has_reshape())
+      tensor.shape = Reshaped(*input, tensor.shape, config.max_batch_size() > 0);
   }
   for (const auto& input : config.input()) {
     if (!input.optional() && seen.count(input.name()) == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("model '", config.name(), "' expects input '", input.name(), "', which the request lacks"));
+      return absl::InvalidArgumentError(absl::StrCat("model '", config.name(), "' expects input '",
+                                                     input.name(), "', which the request lacks"));
     }
   }
   result.batch_size = batch_size == 0 ? 1 : batch_size;

@@ -55,7 +55,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   // One timer thread for every dynamic batcher of the server (design §3).
   manager_options.loader.scheduler_factory =
       scheduling::MakeSchedulerFactory(std::make_shared<scheduling::SharedTimer>());
-  INFERD_ASSIGN_OR_RETURN(server->models_, lifecycle::ModelManager::Create(std::move(manager_options)));
+  INFERD_ASSIGN_OR_RETURN(server->models_,
+                          lifecycle::ModelManager::Create(std::move(manager_options)));
   return server;
 }
 
@@ -64,11 +65,14 @@ bool Server::IsLive() const { return !stopping_.load(std::memory_order_acquire);
 bool Server::IsReady() const { return IsLive() && models_->AllReady(); }
 
 ServerMetadata Server::Metadata() const {
-  return ServerMetadata{options_.server_name, INFERD_VERSION,
-                        {"binary_tensor_data", "model_configuration", "parameters", "schedule_policy", "statistics"}};
+  return ServerMetadata{
+      options_.server_name,
+      INFERD_VERSION,
+      {"binary_tensor_data", "model_configuration", "parameters", "schedule_policy", "statistics"}};
 }
 
-absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model, std::string_view version) const {
+absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model,
+                                                       std::string_view version) const {
   INFERD_ASSIGN_OR_RETURN(auto loaded, models_->Resolve(model, version));
   const auto& config = loaded->config();
   ModelMetadata metadata;
@@ -76,7 +80,8 @@ absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model, s
   const auto snapshot = models_->Snapshot();
   if (auto it = snapshot->models.find(model); it != snapshot->models.end()) {
     for (const auto& v : it->second.versions) {
-      if (v.state == lifecycle::VersionState::kReady) metadata.versions.push_back(std::to_string(v.version));
+      if (v.state == lifecycle::VersionState::kReady)
+        metadata.versions.push_back(std::to_string(v.version));
     }
   }
   metadata.platform = config.platform().empty() ? config.backend() : config.platform();
@@ -107,13 +112,15 @@ std::vector<ModelIndexEntry> Server::RepositoryIndex(bool ready_only) const {
     }
     for (const auto& v : status.versions) {
       if (ready_only && v.state != lifecycle::VersionState::kReady) continue;
-      entries.push_back({name, std::to_string(v.version), std::string(lifecycle::VersionStateName(v.state)), v.reason});
+      entries.push_back({name, std::to_string(v.version),
+                         std::string(lifecycle::VersionStateName(v.state)), v.reason});
     }
   }
   return entries;
 }
 
-void Server::InferAsync(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete) {
+void Server::InferAsync(std::unique_ptr<core::InferRequest> request,
+                        core::InferCallback on_complete) {
   if (stopping_.load(std::memory_order_acquire)) {
     on_complete(absl::UnavailableError("server is stopping"));
     return;
@@ -127,7 +134,8 @@ void Server::InferAsync(std::unique_ptr<core::InferRequest> request, core::Infer
   const int64_t arrival = base::Clock::Real().NowNanos();
   auto validated = ValidateRequest(version.config(), *request);
   if (!validated.ok()) {
-    version.io()->stats->RecordFailure(core::FailureReason::kOther, base::Clock::Real().NowNanos() - arrival);
+    version.io()->stats->RecordFailure(core::FailureReason::kOther,
+                                       base::Clock::Real().NowNanos() - arrival);
     on_complete(validated.status());
     return;
   }

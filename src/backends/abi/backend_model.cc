@@ -10,26 +10,34 @@ namespace inferd::backends {
 ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t version,
                                    std::string model_directory, std::string model_path,
                                    int32_t default_intra_op_threads)
-    : name_(config.name()), model_directory_(std::move(model_directory)), model_path_(std::move(model_path)) {
+    : name_(config.name()),
+      model_directory_(std::move(model_directory)),
+      model_path_(std::move(model_path)) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   (void)google::protobuf::util::MessageToJsonString(config, &config_json_, options);
   for (const auto& in : config.input()) {
-    inputs_.push_back({in.name(), {in.dims().begin(), in.dims().end()},
-                       {in.reshape().shape().begin(), in.reshape().shape().end()}, in.has_reshape()});
+    inputs_.push_back({in.name(),
+                       {in.dims().begin(), in.dims().end()},
+                       {in.reshape().shape().begin(), in.reshape().shape().end()},
+                       in.has_reshape()});
     input_types_.push_back(in.data_type());
     input_optional_.push_back(in.optional() ? 1 : 0);
   }
   for (const auto& out : config.output()) {
-    outputs_.push_back({out.name(), {out.dims().begin(), out.dims().end()},
-                        {out.reshape().shape().begin(), out.reshape().shape().end()}, out.has_reshape()});
+    outputs_.push_back({out.name(),
+                        {out.dims().begin(), out.dims().end()},
+                        {out.reshape().shape().begin(), out.reshape().shape().end()},
+                        out.has_reshape()});
     output_types_.push_back(out.data_type());
     output_optional_.push_back(0);
   }
   FillTensors(inputs_, input_specs_, input_optional_, input_types_);
   FillTensors(outputs_, output_specs_, output_optional_, output_types_);
-  for (const auto& [key, value] : config.parameters()) parameters_.emplace_back(key, value.string_value());
-  for (const auto& [key, value] : parameters_) parameter_specs_.push_back({key.c_str(), value.c_str()});
+  for (const auto& [key, value] : config.parameters())
+    parameters_.emplace_back(key, value.string_value());
+  for (const auto& [key, value] : parameters_)
+    parameter_specs_.push_back({key.c_str(), value.c_str()});
 
   spec_.struct_size = sizeof(INFERD_ModelSpec);
   spec_.name = name_.c_str();
@@ -48,20 +56,23 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
   spec_.config_json = config_json_.c_str();
 }
 
-void ModelSpecStorage::FillTensors(std::vector<TensorStorage>& storage, std::vector<INFERD_TensorSpec>& specs,
+void ModelSpecStorage::FillTensors(std::vector<TensorStorage>& storage,
+                                   std::vector<INFERD_TensorSpec>& specs,
                                    std::vector<int>& optional_flags, std::vector<int>& types) {
   for (size_t i = 0; i < storage.size(); ++i) {
     const auto& t = storage[i];
-    specs.push_back(INFERD_TensorSpec{t.name.c_str(), static_cast<INFERD_DataType>(types[i]), t.dims.data(),
-                                      t.dims.size(), t.has_reshape ? t.reshape.data() : nullptr,
-                                      t.reshape.size(), optional_flags[i]});
+    specs.push_back(INFERD_TensorSpec{
+        t.name.c_str(), static_cast<INFERD_DataType>(types[i]), t.dims.data(), t.dims.size(),
+        t.has_reshape ? t.reshape.data() : nullptr, t.reshape.size(), optional_flags[i]});
   }
 }
 
-absl::StatusOr<INFERD_Signature> DescribeModel(const BackendLibrary& library, const ModelSpecStorage& spec) {
+absl::StatusOr<INFERD_Signature> DescribeModel(const BackendLibrary& library,
+                                               const ModelSpecStorage& spec) {
   if (library.describe() == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "backend '", library.name(), "' cannot read model files to complete a config; write a complete config.pbtxt"));
+        "backend '", library.name(),
+        "' cannot read model files to complete a config; write a complete config.pbtxt"));
   }
   INFERD_Signature signature;
   auto status = TakeError(library.describe()(ServerApi(), &spec.spec(), &signature));
@@ -69,15 +80,16 @@ absl::StatusOr<INFERD_Signature> DescribeModel(const BackendLibrary& library, co
   return signature;
 }
 
-absl::StatusOr<std::unique_ptr<BackendModel>> BackendModel::Create(std::shared_ptr<BackendLibrary> library,
-                                                                   std::unique_ptr<ModelSpecStorage> spec) {
+absl::StatusOr<std::unique_ptr<BackendModel>> BackendModel::Create(
+    std::shared_ptr<BackendLibrary> library, std::unique_ptr<ModelSpecStorage> spec) {
   INFERD_BackendModel* model = nullptr;
   auto status = TakeError(library->model_create()(ServerApi(), &spec->spec(), &model));
   if (!status.ok()) return status;
   if (model == nullptr) {
     return absl::InternalError(absl::StrCat("backend '", library->name(), "' created no model"));
   }
-  return std::unique_ptr<BackendModel>(new BackendModel(std::move(library), std::move(spec), model));
+  return std::unique_ptr<BackendModel>(
+      new BackendModel(std::move(library), std::move(spec), model));
 }
 
 BackendModel::~BackendModel() { library_->model_delete()(model_); }
@@ -87,7 +99,8 @@ absl::StatusOr<std::unique_ptr<BackendInstance>> BackendModel::CreateInstance(ui
   auto status = TakeError(library_->instance_create()(model_, index, &instance));
   if (!status.ok()) return status;
   if (instance == nullptr) {
-    return absl::InternalError(absl::StrCat("backend '", library_->name(), "' created no instance"));
+    return absl::InternalError(
+        absl::StrCat("backend '", library_->name(), "' created no instance"));
   }
   return std::make_unique<BackendInstance>(library_, instance);
 }

@@ -21,8 +21,9 @@ class BackendInstance;
 // Storage behind an INFERD_ModelSpec built from a ModelConfig.
 class ModelSpecStorage {
  public:
-  ModelSpecStorage(const inference::ModelConfig& config, int64_t version, std::string model_directory,
-                   std::string model_path, int32_t default_intra_op_threads);
+  ModelSpecStorage(const inference::ModelConfig& config, int64_t version,
+                   std::string model_directory, std::string model_path,
+                   int32_t default_intra_op_threads);
   ModelSpecStorage(const ModelSpecStorage&) = delete;
   ModelSpecStorage& operator=(const ModelSpecStorage&) = delete;
   const INFERD_ModelSpec& spec() const { return spec_; }
@@ -52,8 +53,8 @@ absl::StatusOr<INFERD_Signature> DescribeModel(const BackendLibrary& library,
 
 class BackendModel {
  public:
-  static absl::StatusOr<std::unique_ptr<BackendModel>> Create(std::shared_ptr<BackendLibrary> library,
-                                                              std::unique_ptr<ModelSpecStorage> spec);
+  static absl::StatusOr<std::unique_ptr<BackendModel>> Create(
+      std::shared_ptr<BackendLibrary> library, std::unique_ptr<ModelSpecStorage> spec);
   ~BackendModel();
   BackendModel(const BackendModel&) = delete;
   BackendModel& operator=(const BackendModel&) = delete;

@@ -26,8 +26,9 @@ using inferd::core::Shape;
 
 INFERD_Request::INFERD_Request(std::unique_ptr<inferd::core::InferRequest> request,
                                inferd::core::InferCallback on_complete,
-                               std::shared_ptr<const ModelIO> io, std::vector<std::string> output_names,
-                               int64_t batch_size, std::shared_ptr<const void> pin)
+                               std::shared_ptr<const ModelIO> io,
+                               std::vector<std::string> output_names, int64_t batch_size,
+                               std::shared_ptr<const void> pin)
     : request_(std::move(request)),
       on_complete_(std::move(on_complete)),
       io_(std::move(io)),
@@ -84,7 +85,8 @@ absl::Status INFERD_Request::CheckOutputSize(const OutputSpec& spec, const Shape
     }
     return absl::OkStatus();
   }
-  const size_t expected = static_cast<size_t>(*count) * inferd::core::DataTypeByteSize(spec.datatype);
+  const size_t expected =
+      static_cast<size_t>(*count) * inferd::core::DataTypeByteSize(spec.datatype);
   if (expected != data.size) {
     return absl::InternalError(absl::StrCat("backend output '", spec.name, "' has ", data.size,
                                             " bytes; shape ", inferd::core::ShapeToString(shape),
@@ -97,24 +99,27 @@ absl::Status INFERD_Request::AddOutput(std::string_view name, INFERD_DataType da
                                        const int64_t* shape, size_t shape_count, Buffer data) {
   const OutputSpec* spec = io_->FindOutput(name);
   if (spec == nullptr) {
-    return absl::InternalError(absl::StrCat("backend produced unknown output '", std::string(name), "'"));
+    return absl::InternalError(
+        absl::StrCat("backend produced unknown output '", std::string(name), "'"));
   }
   size_t index = 0;
   while (index < output_names_.size() && output_names_[index] != name) ++index;
   if (index == output_names_.size()) {
-    return absl::InternalError(absl::StrCat("backend produced output '", std::string(name), "' which was not requested"));
+    return absl::InternalError(
+        absl::StrCat("backend produced output '", std::string(name), "' which was not requested"));
   }
   if (static_cast<int32_t>(datatype) != static_cast<int32_t>(spec->datatype)) {
-    return absl::InternalError(absl::StrCat("backend output '", std::string(name), "' has datatype ",
-                                            std::string(inferd::core::DataTypeProtocolName(static_cast<DataType>(datatype))),
-                                            "; the config says ",
-                                            std::string(inferd::core::DataTypeProtocolName(spec->datatype))));
+    return absl::InternalError(absl::StrCat(
+        "backend output '", std::string(name), "' has datatype ",
+        std::string(inferd::core::DataTypeProtocolName(static_cast<DataType>(datatype))),
+        "; the config says ", std::string(inferd::core::DataTypeProtocolName(spec->datatype))));
   }
   Shape backend_shape(shape, shape + shape_count);
   auto status = CheckOutputSize(*spec, backend_shape, data);
   if (!status.ok()) return status;
-  outputs_[index] = inferd::core::Tensor{std::string(name), spec->datatype,
-                                         ClientShape(*spec, std::move(backend_shape)), std::move(data)};
+  outputs_[index] =
+      inferd::core::Tensor{std::string(name), spec->datatype,
+                           ClientShape(*spec, std::move(backend_shape)), std::move(data)};
   return absl::OkStatus();
 }
 
@@ -123,7 +128,8 @@ void INFERD_Request::BeginExecution(std::shared_ptr<ExecutionRecord> record) {
   execution_ = std::move(record);
 }
 
-void INFERD_Request::RecordStatistics(const absl::Status& status, inferd::core::FailureReason reason) {
+void INFERD_Request::RecordStatistics(const absl::Status& status,
+                                      inferd::core::FailureReason reason) {
   inferd::core::ModelStats* stats = io_->stats.get();
   times_.end = inferd::base::Clock::Real().NowNanos();
   if (stats != nullptr) {
@@ -136,7 +142,8 @@ void INFERD_Request::RecordStatistics(const absl::Status& status, inferd::core::
   if (execution_ != nullptr && execution_->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     // The last request of its batch: the batch's phases end with it.
     if (stats != nullptr) {
-      const int64_t compute_start = times_.compute_start > 0 ? times_.compute_start : execution_->start;
+      const int64_t compute_start =
+          times_.compute_start > 0 ? times_.compute_start : execution_->start;
       const int64_t compute_end = times_.compute_end > 0 ? times_.compute_end : times_.end;
       stats->RecordExecution(execution_->batch_size, compute_start - execution_->start,
                              compute_end - compute_start, times_.end - compute_end);
@@ -157,8 +164,8 @@ void INFERD_Request::Complete(absl::Status status, inferd::core::FailureReason r
     response.outputs.reserve(outputs_.size());
     for (size_t i = 0; i < outputs_.size(); ++i) {
       if (!outputs_[i]) {
-        status = absl::InternalError(absl::StrCat("model '", io_->model_name,
-                                                  "' did not produce output '", output_names_[i], "'"));
+        status = absl::InternalError(absl::StrCat(
+            "model '", io_->model_name, "' did not produce output '", output_names_[i], "'"));
         reason = inferd::core::FailureReason::kBackend;
         break;
       }

@@ -105,14 +105,17 @@ struct INFERD_Request {
     times_.compute_end = end_nanos;
   }
   // Replaces the completion callback by wrap(callback) (preserve_ordering).
-  void WrapCallback(const std::function<inferd::core::InferCallback(inferd::core::InferCallback)>& wrap) {
+  void WrapCallback(
+      const std::function<inferd::core::InferCallback(inferd::core::InferCallback)>& wrap) {
     on_complete_ = wrap(std::move(on_complete_));
   }
 
  private:
-  absl::Status CheckOutputSize(const inferd::backends::OutputSpec& spec, const inferd::core::Shape& shape,
+  absl::Status CheckOutputSize(const inferd::backends::OutputSpec& spec,
+                               const inferd::core::Shape& shape,
                                const inferd::core::Buffer& data) const;
-  inferd::core::Shape ClientShape(const inferd::backends::OutputSpec& spec, inferd::core::Shape shape) const;
+  inferd::core::Shape ClientShape(const inferd::backends::OutputSpec& spec,
+                                  inferd::core::Shape shape) const;
 
   std::unique_ptr<inferd::core::InferRequest> request_;
   inferd::core::InferCallback on_complete_;

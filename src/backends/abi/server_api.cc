@@ -73,7 +73,8 @@ uint64_t NowNanoseconds() { return static_cast<uint64_t>(base::Clock::Real().Now
 
 void RequestReportComputeTimes(INFERD_Request* request, uint64_t compute_start_ns,
                                uint64_t compute_end_ns) {
-  request->SetComputeTimes(static_cast<int64_t>(compute_start_ns), static_cast<int64_t>(compute_end_ns));
+  request->SetComputeTimes(static_cast<int64_t>(compute_start_ns),
+                           static_cast<int64_t>(compute_end_ns));
 }
 
 constexpr INFERD_ServerApi kApi = {

@@ -29,8 +29,9 @@ void RequestBatch::CompleteRemaining(const Status& status) {
 
 // Functions appended in ABI 1.1 exist only when the server's table is long
 // enough to hold them.
-#define INFERD_ORT_HAS_API(api, field) \
-  ((api).struct_size >= offsetof(INFERD_ServerApi, field) + sizeof((api).field) && (api).field != nullptr)
+#define INFERD_ORT_HAS_API(api, field)                                             \
+  ((api).struct_size >= offsetof(INFERD_ServerApi, field) + sizeof((api).field) && \
+   (api).field != nullptr)
 
 uint64_t RequestBatch::Now() const {
   return INFERD_ORT_HAS_API(api_, NowNanoseconds) ? api_.NowNanoseconds() : 0;

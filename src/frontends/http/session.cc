@@ -153,8 +153,9 @@ void Session::ReadBody() {
     return;
   }
   stream_.expires_after(kBodyTimeout);
-  bhttp::async_read(stream_, buffer_, *parser_,
-                    [self = shared_from_this()](beast::error_code ec, size_t) { self->OnBody(ec); });
+  bhttp::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, size_t) { self->OnBody(ec); });
 }
 
 void Session::OnBody(beast::error_code ec) {
@@ -164,8 +165,8 @@ void Session::OnBody(beast::error_code ec) {
     return;
   }
   if (ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
-      ec == net::error::operation_aborted || ec == beast::error::timeout ||
-      ec == net::error::eof || ec == net::error::connection_reset) {
+      ec == net::error::operation_aborted || ec == beast::error::timeout || ec == net::error::eof ||
+      ec == net::error::connection_reset) {
     CloseSocket();
     return;
   }

@@ -16,14 +16,25 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 constexpr char kValid[] = R"pb(
-  name: "m" backend: "onnxruntime" max_batch_size: 8
-  input [ { name: "x" data_type: TYPE_FP32 dims: [ -1, 4 ] } ]
-  output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ])pb";
+  name: "m"
+  backend: "onnxruntime"
+  max_batch_size: 8 input
+  [ {
+    name: "x"
+    data_type: TYPE_FP32
+    dims: [ -1, 4 ]
+  }] output
+  [ {
+    name: "y"
+    data_type: TYPE_FP32
+    dims: [ 4 ]
+  }])pb";
 
 absl::Status Validate(const std::string& text) {
   auto parsed = ParseModelConfig(text, "config.pbtxt");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
-  return ValidateModelConfig(parsed.ok() ? *parsed : inference::ModelConfig(), "/repo/m/config.pbtxt");
+  return ValidateModelConfig(parsed.ok() ? *parsed : inference::ModelConfig(),
+                             "/repo/m/config.pbtxt");
 }
 
 // The message of validating kValid plus `extra`; empty when it is valid.
@@ -37,22 +48,39 @@ std::string Problems(const std::string& extra) {
 
 TEST(ModelConfigValidatorTest, ValidConfigPasses) {
   EXPECT_TRUE(Validate(kValid).ok());
-  EXPECT_EQ(Problems("instance_group [ { kind: KIND_CPU count: 2 } ] dynamic_batching { preferred_batch_size: [4, 8] }"),
+  EXPECT_EQ(Problems("instance_group [ { kind: KIND_CPU count: 2 } ] dynamic_batching { "
+                     "preferred_batch_size: [4, 8] }"),
             "");
 }
 
 TEST(ModelConfigValidatorTest, ReportsEveryProblemAtOnce) {
   const absl::Status status = Validate(R"pb(
-    name: "m" max_batch_size: -1
-    input [ { name: "a" dims: [ 0 ] }, { name: "a" data_type: TYPE_FP32 dims: [ ] } ]
-    output [ { data_type: TYPE_INT32 dims: [ -2 ] } ]
-    instance_group [ { name: "g" kind: KIND_GPU } ])pb");
+    name: "m"
+    max_batch_size: -1 input
+    [ {
+      name: "a"
+      dims: [ 0 ]
+    }
+      , {
+        name: "a"
+        data_type: TYPE_FP32
+        dims: []
+      }] output
+    [ {
+      data_type: TYPE_INT32
+      dims: [ -2 ]
+    }] instance_group
+    [ { name: "g" kind: KIND_GPU }])pb");
   ASSERT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()),
-              AllOf(HasSubstr("/repo/m/config.pbtxt: invalid model config"), HasSubstr("'max_batch_size' must be >= 0"),
-                    HasSubstr("input 'a': 'data_type' must be set"), HasSubstr("input 'a': dimension 0 is invalid"),
-                    HasSubstr("input 'a': name is used twice"), HasSubstr("input 'a': 'dims' must not be empty"),
-                    HasSubstr("output #0: 'name' must be set"), HasSubstr("output #0: dimension -2 is invalid"),
+              AllOf(HasSubstr("/repo/m/config.pbtxt: invalid model config"),
+                    HasSubstr("'max_batch_size' must be >= 0"),
+                    HasSubstr("input 'a': 'data_type' must be set"),
+                    HasSubstr("input 'a': dimension 0 is invalid"),
+                    HasSubstr("input 'a': name is used twice"),
+                    HasSubstr("input 'a': 'dims' must not be empty"),
+                    HasSubstr("output #0: 'name' must be set"),
+                    HasSubstr("output #0: dimension -2 is invalid"),
                     HasSubstr("instance_group 'g': KIND_GPU")));
 }
 
@@ -67,39 +95,54 @@ TEST(ModelConfigValidatorTest, InputAndOutputMayShareAName) {
 }
 
 TEST(ModelConfigValidatorTest, FormatNeedsThreeDims) {
-  EXPECT_THAT(Problems("input [ { name: \"img\" data_type: TYPE_FP32 format: FORMAT_NHWC dims: [ 224, 224 ] } ]"),
+  EXPECT_THAT(Problems("input [ { name: \"img\" data_type: TYPE_FP32 format: FORMAT_NHWC dims: [ "
+                       "224, 224 ] } ]"),
               HasSubstr("input 'img': NHWC/NCHW format needs exactly 3 dims"));
-  EXPECT_EQ(Problems("input [ { name: \"img\" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 2, 2 ] } ]"), "");
+  EXPECT_EQ(
+      Problems(
+          "input [ { name: \"img\" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 2, 2 ] } ]"),
+      "");
 }
 
 TEST(ModelConfigValidatorTest, ShapeTensorsAreTensorRtOnly) {
-  EXPECT_THAT(Problems("input [ { name: \"s\" data_type: TYPE_INT32 dims: [ 1 ] is_shape_tensor: true } ]"),
-              HasSubstr("input 's': shape tensors are TensorRT only"));
+  EXPECT_THAT(
+      Problems("input [ { name: \"s\" data_type: TYPE_INT32 dims: [ 1 ] is_shape_tensor: true } ]"),
+      HasSubstr("input 's': shape tensors are TensorRT only"));
 }
 
 TEST(ModelConfigValidatorTest, ReshapeWithEqualElementCounts) {
-  EXPECT_EQ(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, 3 ] reshape { shape: [ 6 ] } } ]"), "");
+  EXPECT_EQ(
+      Problems(
+          "input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, 3 ] reshape { shape: [ 6 ] } } ]"),
+      "");
   EXPECT_EQ(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, 4, -1, 6 ] "
                      "reshape { shape: [ 8, -1, 1, 6 ] } } ]"),
             "");
-  EXPECT_THAT(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, 3 ] reshape { shape: [ 5 ] } } ]"),
-              HasSubstr("input 'r': reshape does not have the same element count as dims"));
+  EXPECT_THAT(
+      Problems(
+          "input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, 3 ] reshape { shape: [ 5 ] } } ]"),
+      HasSubstr("input 'r': reshape does not have the same element count as dims"));
 }
 
 TEST(ModelConfigValidatorTest, ReshapeWildcardsMustLineUp) {
   // Different numbers of -1.
-  EXPECT_THAT(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ -1, 4 ] reshape { shape: [ -1, -1 ] } } ]"),
+  EXPECT_THAT(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ -1, 4 ] reshape { "
+                       "shape: [ -1, -1 ] } } ]"),
               HasSubstr("reshape does not have the same element count"));
   // Same number of -1 but the fixed runs around it differ: 2 vs 3 before it.
-  EXPECT_THAT(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, -1 ] reshape { shape: [ 3, -1 ] } } ]"),
+  EXPECT_THAT(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 2, -1 ] reshape { "
+                       "shape: [ 3, -1 ] } } ]"),
               HasSubstr("reshape does not have the same element count"));
-  EXPECT_THAT(Problems("output [ { name: \"o\" data_type: TYPE_FP32 dims: [ -1, 4 ] reshape { shape: [ 4, -1 ] } } ]"),
+  EXPECT_THAT(Problems("output [ { name: \"o\" data_type: TYPE_FP32 dims: [ -1, 4 ] reshape { "
+                       "shape: [ 4, -1 ] } } ]"),
               HasSubstr("output 'o': reshape does not have the same element count"));
 }
 
 TEST(ModelConfigValidatorTest, ReshapeRejectsBadDimensions) {
-  EXPECT_THAT(Problems("input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 1 ] reshape { shape: [ 0 ] } } ]"),
-              HasSubstr("input 'r': reshape has an invalid dimension 0"));
+  EXPECT_THAT(
+      Problems(
+          "input [ { name: \"r\" data_type: TYPE_FP32 dims: [ 1 ] reshape { shape: [ 0 ] } } ]"),
+      HasSubstr("input 'r': reshape has an invalid dimension 0"));
 }
 
 TEST(ModelConfigValidatorTest, EmptyReshapeOnlyForBatchingSingleElement) {
@@ -109,10 +152,21 @@ TEST(ModelConfigValidatorTest, EmptyReshapeOnlyForBatchingSingleElement) {
   EXPECT_THAT(Problems("input [ { name: \"s\" data_type: TYPE_FP32 dims: [ -1 ] reshape { } } ]"),
               HasSubstr("an empty reshape is allowed only for batching models"));
   const absl::Status not_batching = Validate(R"pb(
-    name: "m" max_batch_size: 0
-    input [ { name: "s" data_type: TYPE_FP32 dims: [ 1 ] reshape: { shape: [ ] } } ]
-    output [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ])pb");
-  EXPECT_THAT(std::string(not_batching.message()), HasSubstr("an empty reshape is allowed only for batching models"));
+    name: "m"
+    max_batch_size: 0 input
+    [ {
+      name: "s"
+      data_type: TYPE_FP32
+      dims: [ 1 ]
+      reshape: { shape: [] }
+    }] output
+    [ {
+      name: "y"
+      data_type: TYPE_FP32
+      dims: [ 1 ]
+    }])pb");
+  EXPECT_THAT(std::string(not_batching.message()),
+              HasSubstr("an empty reshape is allowed only for batching models"));
 }
 
 TEST(ModelConfigValidatorTest, PreferredBatchSizes) {
@@ -130,11 +184,14 @@ TEST(ModelConfigValidatorTest, PriorityLevels) {
   EXPECT_THAT(Problems("dynamic_batching { priority_levels: 2 default_priority_level: 1 "
                        "priority_queue_policy { key: 5 value { } } }"),
               HasSubstr("priority_queue_policy key 5 is outside [1, priority_levels]"));
-  EXPECT_THAT(Problems("dynamic_batching { priority_levels: 2 default_priority_level: 1 preserve_ordering: true }"),
+  EXPECT_THAT(Problems("dynamic_batching { priority_levels: 2 default_priority_level: 1 "
+                       "preserve_ordering: true }"),
               HasSubstr("preserve_ordering cannot be combined with several priority levels"));
-  EXPECT_THAT(Problems("dynamic_batching { preserve_ordering: true default_queue_policy { timeout_action: DELAY "
-                       "default_timeout_microseconds: 10 } }"),
-              HasSubstr("preserve_ordering cannot be combined with a DELAY queue timeout"));
+  EXPECT_THAT(
+      Problems(
+          "dynamic_batching { preserve_ordering: true default_queue_policy { timeout_action: DELAY "
+          "default_timeout_microseconds: 10 } }"),
+      HasSubstr("preserve_ordering cannot be combined with a DELAY queue timeout"));
 }
 
 TEST(ModelConfigValidatorTest, InstanceGroups) {
@@ -147,7 +204,8 @@ TEST(ModelConfigValidatorTest, InstanceGroups) {
 }
 
 TEST(ModelConfigValidatorTest, UnsupportedSchedulers) {
-  EXPECT_THAT(Problems("sequence_batching { }"), HasSubstr("sequence_batching is not supported yet"));
+  EXPECT_THAT(Problems("sequence_batching { }"),
+              HasSubstr("sequence_batching is not supported yet"));
   const absl::Status ensemble = Validate(
       "name: \"e\" platform: \"ensemble\" input [ { name: \"a\" data_type: TYPE_FP32 dims: [1] } ] "
       "output [ { name: \"b\" data_type: TYPE_FP32 dims: [1] } ]");

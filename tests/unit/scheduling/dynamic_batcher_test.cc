@@ -148,7 +148,8 @@ TEST(DynamicBatcherTest, HigherPriorityLevelsAreServedFirst) {
   h.Submit({.id = "high", .priority = 1});
   h.gate.Open();
   h.log.AwaitFinished(5);
-  EXPECT_THAT(h.log.ExecutedIds(), ElementsAre("blocker", "high", "default", "out-of-range", "low"));
+  EXPECT_THAT(h.log.ExecutedIds(),
+              ElementsAre("blocker", "high", "default", "out-of-range", "low"));
 }
 
 TEST(DynamicBatcherTest, RejectsARequestWhoseQueueTimeoutExpired) {
@@ -168,7 +169,8 @@ TEST(DynamicBatcherTest, RejectsARequestWhoseQueueTimeoutExpired) {
 }
 
 TEST(DynamicBatcherTest, RequestTimeoutOnlyShortensTheDefaultWhenOverrideIsAllowed) {
-  Harness h(Batching(1, {.default_queue_policy = {.default_timeout_micros = 10000, .allow_timeout_override = true}}));
+  Harness h(Batching(1, {.default_queue_policy = {.default_timeout_micros = 10000,
+                                                  .allow_timeout_override = true}}));
   h.OccupyInstance(1);
   h.Submit({.id = "short", .timeout_micros = 1000});
   h.Submit({.id = "long", .timeout_micros = 50000});  // longer than the default: ignored
@@ -195,7 +197,8 @@ TEST(DynamicBatcherTest, RequestTimeoutIsIgnoredWithoutOverride) {
 }
 
 TEST(DynamicBatcherTest, DelayedRequestsRunAfterEveryUnexpiredOne) {
-  Harness h(Batching(1, {.default_queue_policy = {.delay_on_timeout = true, .default_timeout_micros = 1000}}));
+  Harness h(Batching(
+      1, {.default_queue_policy = {.delay_on_timeout = true, .default_timeout_micros = 1000}}));
   h.OccupyInstance(1);
   h.Submit({.id = "old"});
   h.clock.Advance(2ms);
@@ -225,8 +228,8 @@ TEST(DynamicBatcherTest, FullQueueRejectsAtOnce) {
 
 TEST(DynamicBatcherTest, QueueSizeIsPerPriorityLevel) {
   Harness h(Batching(1, {.priority_levels = 2,
-                           .default_priority_level = 2,
-                           .priority_queue_policy = {{2, {.max_queue_size = 1}}}}));
+                         .default_priority_level = 2,
+                         .priority_queue_policy = {{2, {.max_queue_size = 1}}}}));
   h.OccupyInstance(1);
   h.Submit({.id = "low1", .priority = 2});
   h.Submit({.id = "low2", .priority = 2});
@@ -310,9 +313,10 @@ TEST(DynamicBatcherTest, RecordsStatisticsOfEveryBatch) {
   inferd::testing::FakeClock clock;
   FakeTimer timer;
   {
-    DynamicBatcher batcher(Batching(8, {.max_queue_delay_micros = 1000000}), MakeInstances(1, log, gate),
-                           clock, timer);
-    for (int i = 0; i < 3; ++i) batcher.Submit(MakeRequest({.id = std::to_string(i), .rows = 2}, answers, io));
+    DynamicBatcher batcher(Batching(8, {.max_queue_delay_micros = 1000000}),
+                           MakeInstances(1, log, gate), clock, timer);
+    for (int i = 0; i < 3; ++i)
+      batcher.Submit(MakeRequest({.id = std::to_string(i), .rows = 2}, answers, io));
     EXPECT_EQ(stats->Snapshot().queue_size, 3);
     batcher.Submit(MakeRequest({.id = "3", .rows = 2}, answers, io));  // 8 rows: full
     answers.AwaitCount(4);
@@ -340,8 +344,8 @@ TEST(DynamicBatcherTest, ConcurrentSubmittersAreEachAnsweredOnce) {
   constexpr int kThreads = 8;
   constexpr int kPerThread = 200;
   {
-    DynamicBatcher batcher(Batching(16, {.max_queue_delay_micros = 200}), MakeInstances(2, log, gate),
-                           base::Clock::Real(), *timer);
+    DynamicBatcher batcher(Batching(16, {.max_queue_delay_micros = 200}),
+                           MakeInstances(2, log, gate), base::Clock::Real(), *timer);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {

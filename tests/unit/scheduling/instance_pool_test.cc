@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "scheduling/direct_scheduler.h"
+#include "scheduling/instance_pool.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduling/instance_pool.h"
+#include "scheduling/direct_scheduler.h"
 #include "scheduling_test_support.h"
 
 namespace inferd::scheduling {
 namespace {
 
-using ::testing::ElementsAre;
 using testing::Answers;
+using ::testing::ElementsAre;
 using testing::ExecutionLog;
 using testing::Gate;
 using testing::MakeInstances;
@@ -22,7 +22,8 @@ TEST(DirectSchedulerTest, RunsEachRequestAloneInArrivalOrder) {
   Answers answers;
   {
     DirectScheduler scheduler("m", MakeInstances(1, log, gate));
-    for (const char* id : {"a", "b", "c"}) scheduler.Submit(MakeRequest({.id = id, .rows = 2}, answers));
+    for (const char* id : {"a", "b", "c"})
+      scheduler.Submit(MakeRequest({.id = id, .rows = 2}, answers));
     answers.AwaitCount(3);
   }
   ASSERT_EQ(log.runs().size(), 3u);

@@ -7,7 +7,6 @@
 namespace inferd::scheduling {
 namespace {
 
-
 TEST(PriorityQueuesTest, LevelsMapPrioritiesWithTheDefaultForZeroAndOutOfRange) {
   PriorityQueues queues(BatchingConfig{.priority_levels = 4, .default_priority_level = 3});
   EXPECT_EQ(queues.LevelFor(1), 0u);
@@ -23,10 +22,11 @@ TEST(PriorityQueuesTest, SingleQueueIgnoresPriorities) {
 }
 
 TEST(PriorityQueuesTest, PerLevelPolicyOverridesTheDefault) {
-  PriorityQueues queues(BatchingConfig{.priority_levels = 2,
-                                        .default_priority_level = 1,
-                                        .default_queue_policy = {.default_timeout_micros = 100},
-                                        .priority_queue_policy = {{2, {.default_timeout_micros = 7}}}});
+  PriorityQueues queues(
+      BatchingConfig{.priority_levels = 2,
+                     .default_priority_level = 1,
+                     .default_queue_policy = {.default_timeout_micros = 100},
+                     .priority_queue_policy = {{2, {.default_timeout_micros = 7}}}});
   EXPECT_EQ(queues.TimeoutDeadline(0, 0, 1000), 1000 + 100'000);
   EXPECT_EQ(queues.TimeoutDeadline(1, 0, 1000), 1000 + 7'000);
 }
@@ -39,8 +39,8 @@ TEST(PriorityQueuesTest, NoDefaultTimeoutMeansNoDeadlineEvenWithAnOverride) {
 TEST(PriorityQueuesTest, SweepRejectsExpiredAndDelaysUnderDelayPolicy) {
   testing::Answers answers;
   PriorityQueues queues(BatchingConfig{.priority_levels = 2,
-                                        .default_priority_level = 1,
-                                        .priority_queue_policy = {{2, {.delay_on_timeout = true}}}});
+                                       .default_priority_level = 1,
+                                       .priority_queue_policy = {{2, {.delay_on_timeout = true}}}});
   auto push = [&](const char* id, size_t level, int64_t deadline) {
     QueuedRequest entry;
     entry.request = testing::MakeRequest({.id = id}, answers);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-
 namespace inferd::scheduling::testing {
 
 void ExecutionLog::Started(int instance, std::vector<std::string> ids, int64_t rows) {
@@ -87,9 +86,11 @@ void RecordingInstance::Execute(std::vector<std::unique_ptr<INFERD_Request>> req
   log_.Finished();
 }
 
-std::vector<std::unique_ptr<backends::BackendInstance>> MakeInstances(int count, ExecutionLog& log, Gate& gate) {
+std::vector<std::unique_ptr<backends::BackendInstance>> MakeInstances(int count, ExecutionLog& log,
+                                                                      Gate& gate) {
   std::vector<std::unique_ptr<backends::BackendInstance>> instances;
-  for (int i = 0; i < count; ++i) instances.push_back(std::make_unique<RecordingInstance>(i, log, gate));
+  for (int i = 0; i < count; ++i)
+    instances.push_back(std::make_unique<RecordingInstance>(i, log, gate));
   return instances;
 }
 
@@ -124,7 +125,8 @@ void Answers::Record(const std::string& id, absl::Status status) {
 
 void Answers::AwaitCount(size_t count) {
   base::MutexLock lock(&mu_);
-  auto done = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return answers_.size() >= count; };
+  auto done = [this, count]()
+                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return answers_.size() >= count; };
   mu_.Await(done);
 }
 
@@ -154,7 +156,8 @@ BatchingConfig Batching(int max_batch_size, BatchingConfig config) {
   return config;
 }
 
-std::shared_ptr<const backends::ModelIO> MakeIO(int max_batch_size, std::shared_ptr<core::ModelStats> stats) {
+std::shared_ptr<const backends::ModelIO> MakeIO(int max_batch_size,
+                                                std::shared_ptr<core::ModelStats> stats) {
   auto io = std::make_shared<backends::ModelIO>();
   io->model_name = "m";
   io->model_version = 1;

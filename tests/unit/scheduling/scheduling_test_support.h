@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "base/mutex.h"
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
+#include "base/mutex.h"
 #include "core/model_stats.h"
 #include "scheduling/batching_config.h"
 #include "scheduling/shared_timer.h"
@@ -64,7 +64,8 @@ class Gate {
 // logging it and passing `gate`.
 class RecordingInstance final : public backends::BackendInstance {
  public:
-  RecordingInstance(int index, ExecutionLog& log, Gate& gate) : index_(index), log_(log), gate_(gate) {}
+  RecordingInstance(int index, ExecutionLog& log, Gate& gate)
+      : index_(index), log_(log), gate_(gate) {}
   void Execute(std::vector<std::unique_ptr<INFERD_Request>> requests) override;
 
  private:
@@ -73,7 +74,8 @@ class RecordingInstance final : public backends::BackendInstance {
   Gate& gate_;
 };
 
-std::vector<std::unique_ptr<backends::BackendInstance>> MakeInstances(int count, ExecutionLog& log, Gate& gate);
+std::vector<std::unique_ptr<backends::BackendInstance>> MakeInstances(int count, ExecutionLog& log,
+                                                                      Gate& gate);
 
 // Records the calls a scheduler asks for; tests call OnDeadline themselves.
 class FakeTimer final : public Timer {
@@ -104,7 +106,7 @@ class Answers {
 
 struct RequestSpec {
   std::string id;
-  int64_t rows = 1;                         // the batch dimension of input "x"
+  int64_t rows = 1;                        // the batch dimension of input "x"
   std::vector<int64_t> inner_shape = {4};  // the dims after the batch dimension
   uint64_t priority = 0;
   uint64_t timeout_micros = 0;
@@ -117,6 +119,7 @@ BatchingConfig Batching(int max_batch_size, BatchingConfig config = {});
 // A request of a model with no outputs, answered into `answers`.
 std::unique_ptr<INFERD_Request> MakeRequest(const RequestSpec& spec, Answers& answers,
                                             std::shared_ptr<const backends::ModelIO> io = nullptr);
-std::shared_ptr<const backends::ModelIO> MakeIO(int max_batch_size, std::shared_ptr<core::ModelStats> stats);
+std::shared_ptr<const backends::ModelIO> MakeIO(int max_batch_size,
+                                                std::shared_ptr<core::ModelStats> stats);
 
 }  // namespace inferd::scheduling::testing

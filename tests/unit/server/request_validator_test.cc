@@ -13,18 +13,41 @@
 namespace inferd {
 namespace {
 
+using core::DataType;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using core::DataType;
 using testing::MakeBytesTensor;
 using testing::MakeTensor;
 
 constexpr char kBatching[] = R"pb(
-  name: "m" max_batch_size: 8
-  input [ { name: "a" data_type: TYPE_FP32 dims: [ -1, 3 ] },
-          { name: "s" data_type: TYPE_STRING dims: [ 2 ] },
-          { name: "opt" data_type: TYPE_INT32 dims: [ 1 ] optional: true } ]
-  output [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] }, { name: "y" data_type: TYPE_FP32 dims: [ 3 ] } ])pb";
+  name: "m"
+  max_batch_size: 8 input
+  [ {
+    name: "a"
+    data_type: TYPE_FP32
+    dims: [ -1, 3 ]
+  }
+    , {
+      name: "s"
+      data_type: TYPE_STRING
+      dims: [ 2 ]
+    }
+    , {
+      name: "opt"
+      data_type: TYPE_INT32
+      dims: [ 1 ]
+      optional: true
+    }] output
+  [ {
+    name: "x"
+    data_type: TYPE_FP32
+    dims: [ 3 ]
+  }
+    , {
+      name: "y"
+      data_type: TYPE_FP32
+      dims: [ 3 ]
+    }])pb";
 
 inference::ModelConfig Config(const std::string& text = kBatching) {
   auto config = repository::ParseModelConfig(text, "config.pbtxt");
@@ -34,11 +57,13 @@ inference::ModelConfig Config(const std::string& text = kBatching) {
 
 core::Tensor A(core::Shape shape) {
   auto count = core::ElementCount(shape);
-  return MakeTensor<float>("a", DataType::kFp32, shape, std::vector<float>(count.ok() ? *count : 0, 1.0f));
+  return MakeTensor<float>("a", DataType::kFp32, shape,
+                           std::vector<float>(count.ok() ? *count : 0, 1.0f));
 }
 
 core::Tensor S(int64_t batch) {
-  return MakeBytesTensor("s", {batch, 2}, std::vector<std::string>(static_cast<size_t>(batch) * 2, "hi"));
+  return MakeBytesTensor("s", {batch, 2},
+                         std::vector<std::string>(static_cast<size_t>(batch) * 2, "hi"));
 }
 
 core::InferRequest Request(std::vector<core::Tensor> inputs) {
@@ -65,42 +90,62 @@ TEST(RequestValidatorTest, ValidBatchedRequest) {
 }
 
 TEST(RequestValidatorTest, NonBatchingModelHasBatchSizeOne) {
-  const auto config = Config(R"pb(name: "m" input [ { name: "a" data_type: TYPE_FP32 dims: [ -1, 3 ] } ]
-                                  output [ { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } ])pb");
+  const auto config = Config(R"pb(name: "m" input
+                                  [ {
+                                    name: "a"
+                                    data_type: TYPE_FP32
+                                    dims: [ -1, 3 ]
+                                  }] output
+                                  [ {
+                                    name: "x"
+                                    data_type: TYPE_FP32
+                                    dims: [ 3 ]
+                                  }])pb");
   auto request = Request({A({5, 3})});
   auto result = ValidateRequest(config, request);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->batch_size, 1);
-  EXPECT_THAT(Error(Request({A({1, 5, 3})}), config), HasSubstr("unexpected shape [1,5,3], expected [-1,3]"));
+  EXPECT_THAT(Error(Request({A({1, 5, 3})}), config),
+              HasSubstr("unexpected shape [1,5,3], expected [-1,3]"));
 }
 
 TEST(RequestValidatorTest, UnknownAndDuplicateInputs) {
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), S(1), MakeTensor<float>("zzz", DataType::kFp32, {1}, {1.0f})})),
-              HasSubstr("unexpected inference input 'zzz' for model 'm'"));
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), S(1), A({1, 1, 3})})), HasSubstr("model 'm' input 'a': is given twice"));
+  EXPECT_THAT(
+      Error(Request({A({1, 1, 3}), S(1), MakeTensor<float>("zzz", DataType::kFp32, {1}, {1.0f})})),
+      HasSubstr("unexpected inference input 'zzz' for model 'm'"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), S(1), A({1, 1, 3})})),
+              HasSubstr("model 'm' input 'a': is given twice"));
 }
 
 TEST(RequestValidatorTest, MissingRequiredInputButOptionalMayBeOmitted) {
-  EXPECT_THAT(Error(Request({A({1, 1, 3})})), HasSubstr("model 'm' expects input 's', which the request lacks"));
-  EXPECT_EQ(Error(Request({A({1, 1, 3}), S(1), MakeTensor<int32_t>("opt", DataType::kInt32, {1, 1}, {7})})), "");
+  EXPECT_THAT(Error(Request({A({1, 1, 3})})),
+              HasSubstr("model 'm' expects input 's', which the request lacks"));
+  EXPECT_EQ(Error(Request(
+                {A({1, 1, 3}), S(1), MakeTensor<int32_t>("opt", DataType::kInt32, {1, 1}, {7})})),
+            "");
 }
 
 TEST(RequestValidatorTest, DatatypeMustMatch) {
   auto wrong = MakeTensor<double>("a", DataType::kFp64, {1, 1, 3}, {1, 2, 3});
-  EXPECT_THAT(Error(Request({wrong, S(1)})), HasSubstr("model 'm' input 'a': datatype FP64 does not match the model's FP32"));
+  EXPECT_THAT(Error(Request({wrong, S(1)})),
+              HasSubstr("model 'm' input 'a': datatype FP64 does not match the model's FP32"));
 }
 
 TEST(RequestValidatorTest, BatchDimensionRules) {
   EXPECT_THAT(Error(Request({A({}), S(1)})), HasSubstr("shape must include the batch dimension"));
-  EXPECT_THAT(Error(Request({A({9, 1, 3}), S(9)})), HasSubstr("batch size 9 is outside [1, max_batch_size 8]"));
+  EXPECT_THAT(Error(Request({A({9, 1, 3}), S(9)})),
+              HasSubstr("batch size 9 is outside [1, max_batch_size 8]"));
   EXPECT_THAT(Error(Request({A({0, 1, 3}), S(1)})), HasSubstr("batch size 0 is outside"));
-  EXPECT_THAT(Error(Request({A({2, 1, 3}), S(3)})), HasSubstr("inputs of one request must share the batch size"));
+  EXPECT_THAT(Error(Request({A({2, 1, 3}), S(3)})),
+              HasSubstr("inputs of one request must share the batch size"));
   EXPECT_EQ(Error(Request({A({8, 1, 3}), S(8)})), "");
 }
 
 TEST(RequestValidatorTest, ShapeMustMatchDims) {
-  EXPECT_THAT(Error(Request({A({1, 2, 4}), S(1)})),
-              HasSubstr("unexpected shape [1,2,4], expected [1,-1,3] (the first dimension is the batch size)"));
+  EXPECT_THAT(
+      Error(Request({A({1, 2, 4}), S(1)})),
+      HasSubstr(
+          "unexpected shape [1,2,4], expected [1,-1,3] (the first dimension is the batch size)"));
   EXPECT_THAT(Error(Request({A({1, 3}), S(1)})), HasSubstr("unexpected shape [1,3]"));
   EXPECT_EQ(Error(Request({A({1, 0, 3}), S(1)})), "");  // -1 accepts any size, including 0
 }
@@ -112,31 +157,46 @@ TEST(RequestValidatorTest, NegativeDimensionsAreRejected) {
 
 TEST(RequestValidatorTest, FixedSizeByteCount) {
   core::Tensor short_a = MakeTensor<float>("a", DataType::kFp32, {1, 2, 3}, {1, 2, 3, 4, 5});
-  EXPECT_THAT(Error(Request({short_a, S(1)})),
-              HasSubstr("model 'm' input 'a': unexpected byte size 20, expected 24 for shape [1,2,3]"));
+  EXPECT_THAT(
+      Error(Request({short_a, S(1)})),
+      HasSubstr("model 'm' input 'a': unexpected byte size 20, expected 24 for shape [1,2,3]"));
   core::Tensor long_a = MakeTensor<float>("a", DataType::kFp32, {1, 1, 3}, {1, 2, 3, 4});
   EXPECT_THAT(Error(Request({long_a, S(1)})), HasSubstr("unexpected byte size 16, expected 12"));
 }
 
 TEST(RequestValidatorTest, BytesEncoding) {
-  EXPECT_EQ(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"", std::string(300, 'x')})})), "");
+  EXPECT_EQ(
+      Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"", std::string(300, 'x')})})),
+      "");
   EXPECT_THAT(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"one"})})),
               HasSubstr("model 'm' input 's': has 1 BYTES elements; shape [1,2] needs 2"));
   EXPECT_THAT(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"a", "b", "c"})})),
               HasSubstr("has 3 BYTES elements"));
   core::Tensor truncated_length = MakeBytesTensor("s", {1, 2}, {"a"});
   truncated_length.data = core::Buffer::Own(testing::EncodeBytes({"a"}) + std::string(2, '\0'));
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), truncated_length})), HasSubstr("BYTES tensor data ends inside an element length"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), truncated_length})),
+              HasSubstr("BYTES tensor data ends inside an element length"));
   core::Tensor past_end = MakeBytesTensor("s", {1, 2}, {"a"});
   past_end.data = core::Buffer::Own(testing::EncodeBytes({"a", "bcdef"}).substr(0, 11));
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), past_end})), HasSubstr("BYTES tensor element runs past the end of its data"));
+  EXPECT_THAT(Error(Request({A({1, 1, 3}), past_end})),
+              HasSubstr("BYTES tensor element runs past the end of its data"));
 }
 
 TEST(RequestValidatorTest, EmptyBytesTensor) {
-  const auto config = Config(R"pb(name: "m" input [ { name: "s" data_type: TYPE_STRING dims: [ -1 ] } ]
-                                  output [ { name: "x" data_type: TYPE_STRING dims: [ -1 ] } ])pb");
+  const auto config = Config(R"pb(name: "m" input
+                                  [ {
+                                    name: "s"
+                                    data_type: TYPE_STRING
+                                    dims: [ -1 ]
+                                  }] output
+                                  [ {
+                                    name: "x"
+                                    data_type: TYPE_STRING
+                                    dims: [ -1 ]
+                                  }])pb");
   EXPECT_EQ(Error(Request({MakeBytesTensor("s", {0}, {})}), config), "");
-  EXPECT_THAT(Error(Request({MakeBytesTensor("s", {0}, {""})}), config), HasSubstr("has 1 BYTES elements"));
+  EXPECT_THAT(Error(Request({MakeBytesTensor("s", {0}, {""})}), config),
+              HasSubstr("has 1 BYTES elements"));
 }
 
 TEST(RequestValidatorTest, RequestedOutputs) {
@@ -182,12 +242,28 @@ TEST(RequestValidatorTest, PriorityAndTimeoutAreNonNegativeIntegers) {
 
 TEST(RequestValidatorTest, ReshapeRewritesShapesForTheBackend) {
   const auto config = Config(R"pb(
-    name: "m" max_batch_size: 4
-    input [ { name: "a" data_type: TYPE_FP32 dims: [ 2, -1 ] reshape { shape: [ -1, 2, 1 ] } },
-            { name: "b" data_type: TYPE_FP32 dims: [ 1 ] reshape { } } ]
-    output [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ])pb");
-  auto request = Request({MakeTensor<float>("a", DataType::kFp32, {3, 2, 5}, std::vector<float>(30)),
-                          MakeTensor<float>("b", DataType::kFp32, {3, 1}, std::vector<float>(3))});
+    name: "m"
+    max_batch_size: 4 input
+    [ {
+      name: "a"
+      data_type: TYPE_FP32
+      dims: [ 2, -1 ]
+      reshape { shape: [ -1, 2, 1 ] }
+    }
+      , {
+        name: "b"
+        data_type: TYPE_FP32
+        dims: [ 1 ]
+        reshape {}
+      }] output
+    [ {
+      name: "x"
+      data_type: TYPE_FP32
+      dims: [ 1 ]
+    }])pb");
+  auto request =
+      Request({MakeTensor<float>("a", DataType::kFp32, {3, 2, 5}, std::vector<float>(30)),
+               MakeTensor<float>("b", DataType::kFp32, {3, 1}, std::vector<float>(3))});
   auto result = ValidateRequest(config, request);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_THAT(request.inputs[0].shape, ElementsAre(3, 5, 2, 1));

@@ -24,7 +24,8 @@ constexpr char kHeaderLength[] = "Inference-Header-Content-Length";
 
 std::string_view Header(const http::request_header<>& header, http::field field) {
   const auto it = header.find(field);
-  return it == header.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+  return it == header.end() ? std::string_view()
+                            : std::string_view(it->value().data(), it->value().size());
 }
 
 absl::StatusOr<DecodedInferRequest> DecodeRaw(const ServingContext& context,
@@ -102,16 +103,16 @@ void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest
   // the queue (it is answered CANCELLED, to nobody).
   decoded->request->cancellation = std::make_shared<core::CancellationToken>();
   responder.WatchDisconnect(decoded->request->cancellation);
-  context->server.InferAsync(
-      std::move(decoded->request),
-      [context, responder, format = std::move(decoded->format),
-       coding](absl::StatusOr<core::InferResponse> result) {
-        // On a backend thread: hand the result over, encode it on the I/O side.
-        responder.SendLater([result = std::move(result), format, coding] {
-          return BuildReply(result, format, coding);
-        });
-        context->tracker.EndCall();
-      });
+  context->server.InferAsync(std::move(decoded->request),
+                             [context, responder, format = std::move(decoded->format),
+                              coding](absl::StatusOr<core::InferResponse> result) {
+                               // On a backend thread: hand the result over, encode it on the I/O
+                               // side.
+                               responder.SendLater([result = std::move(result), format, coding] {
+                                 return BuildReply(result, format, coding);
+                               });
+                               context->tracker.EndCall();
+                             });
 }
 
 }  // namespace inferd::frontends::http

@@ -143,6 +143,21 @@ def grpc_echo(url, model, value, shape=(1, 1), **kwargs):
         return result.as_numpy("OUT")
 
 
+
+def start_gated_model(env, dynamic_batching=""):
+    """Serves fake model "m" (max_batch_size 1) behind env's gate with `dynamic_batching`."""
+    write_fake_model(env.repo, "m", echo_io() + "\nmax_batch_size: 1\n"
+                     f"dynamic_batching {{ {dynamic_batching} }}",
+                     echo_model_file(gate=env.gate, log=env.log))
+    return env.start()
+
+
+def hold_instance(env, pool, server):
+    """Sends value 0, which runs and waits at the closed gate; returns its future."""
+    future = pool.submit(http_echo, server.http_url, "m", 0)
+    env.log.wait_started(1)
+    return future
+
 def model_stats(server, model):
     """The model's (only version's) statistics, as tritonclient HTTP returns them."""
     with httpclient.InferenceServerClient(server.http_url) as client:

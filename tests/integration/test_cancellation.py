@@ -20,22 +20,9 @@ import requests
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException
 
-from scheduling_util import (echo_io, echo_model_file, env, fail_count, failures,  # noqa: F401
+from scheduling_util import (hold_instance, start_gated_model, echo_io, echo_model_file, env, fail_count, failures,  # noqa: F401
                              grpc_echo, http_echo, model_stats, queue_size, wait_for, wait_stats,
                              write_fake_model)
-
-
-def start(env, queue_policy=""):
-    write_fake_model(env.repo, "m", echo_io() + "\nmax_batch_size: 1\n"
-                     f"dynamic_batching {{ {queue_policy} }}",
-                     echo_model_file(gate=env.gate, log=env.log))
-    return env.start()
-
-
-def hold_instance(env, pool, server):
-    future = pool.submit(http_echo, server.http_url, "m", 0)
-    env.log.wait_started(1)
-    return future
 
 
 def raw_infer_request(port, value):
@@ -74,7 +61,7 @@ def assert_healthy(server):
 
 @pytest.mark.parametrize("how", ["close", "reset"])
 def test_http_client_that_disconnects_costs_no_execution(env, how):
-    server = start(env)
+    server = start_gated_model(env)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         held = hold_instance(env, pool, server)
         kept = pool.submit(http_echo, server.http_url, "m", 8)  # queued, and waits
@@ -99,7 +86,7 @@ def test_http_client_that_disconnects_costs_no_execution(env, how):
 
 
 def test_pipelined_request_is_not_mistaken_for_a_disconnect(env):
-    server = start(env)
+    server = start_gated_model(env)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         held = hold_instance(env, pool, server)
         with socket.create_connection(("127.0.0.1", server.http_port)) as s:
@@ -116,7 +103,7 @@ def test_pipelined_request_is_not_mistaken_for_a_disconnect(env):
 
 def test_cancelled_grpc_call_costs_no_execution(env):
     # A queue of one: a refusal proves the other request is queued before we cancel.
-    server = start(env, "default_queue_policy { max_queue_size: 1 }")
+    server = start_gated_model(env, "default_queue_policy { max_queue_size: 1 }")
     answers = queue.Queue()
     with concurrent.futures.ThreadPoolExecutor(1) as pool, \
             grpcclient.InferenceServerClient(server.grpc_url) as client:
@@ -144,7 +131,7 @@ def test_cancelled_grpc_call_costs_no_execution(env):
 
 
 def test_grpc_deadline_passing_in_the_queue_costs_no_execution(env):
-    server = start(env)
+    server = start_gated_model(env)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         held = hold_instance(env, pool, server)
         with pytest.raises(InferenceServerException) as raised:

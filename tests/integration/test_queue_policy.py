@@ -14,25 +14,11 @@ import concurrent.futures
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from scheduling_util import (echo_io, echo_model_file, env, fail_count, failures,  # noqa: F401
+from scheduling_util import (hold_instance, start_gated_model, echo_io, echo_model_file, env, fail_count, failures,  # noqa: F401
                              grpc_echo, http_echo, model_stats, wait_for, write_fake_model)
 
 TIMEOUT_EXPIRED = "Request timeout expired"
 QUEUE_FULL = "Exceeds maximum queue size"
-
-
-def write_model(env, dynamic_batching):
-    write_fake_model(env.repo, "m", echo_io() + "\nmax_batch_size: 1\n"
-                     f"dynamic_batching {{ {dynamic_batching} }}",
-                     echo_model_file(gate=env.gate, log=env.log))
-    return env.start()
-
-
-def hold_instance(env, pool, server):
-    """Sends value 0, which runs and waits at the closed gate; returns its future."""
-    future = pool.submit(http_echo, server.http_url, "m", 0)
-    env.log.wait_started(1)
-    return future
 
 
 def outcome(call, *args, **kwargs):
@@ -55,7 +41,7 @@ def call_for(protocol, server):
 
 @pytest.mark.parametrize("protocol", ["http", "grpc"])
 def test_queued_request_times_out(env, protocol):
-    server = write_model(env, "default_queue_policy { default_timeout_microseconds: 100000 }")
+    server = start_gated_model(env, "default_queue_policy { default_timeout_microseconds: 100000 }")
     call, url = call_for(protocol, server)
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         held = hold_instance(env, pool, server)
@@ -71,7 +57,7 @@ def test_queued_request_times_out(env, protocol):
 @pytest.mark.parametrize("protocol", ["http", "grpc"])
 def test_request_timeout_overrides_a_longer_default(env, protocol):
     # The default (10 min) never expires in this test; the request's own 100 ms does.
-    server = write_model(env, "default_queue_policy { default_timeout_microseconds: 600000000 "
+    server = start_gated_model(env, "default_queue_policy { default_timeout_microseconds: 600000000 "
                               "allow_timeout_override: true }")
     call, url = call_for(protocol, server)
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
@@ -87,7 +73,7 @@ def test_request_timeout_overrides_a_longer_default(env, protocol):
 def test_delay_keeps_a_timed_out_request(env):
     # Level 1 rejects after 50 ms and serves as a clock; level 2 (the
     # default) delays after 50 ms and holds one request.
-    server = write_model(env, """
+    server = start_gated_model(env, """
         priority_levels: 2 default_priority_level: 2
         priority_queue_policy { key: 1 value { default_timeout_microseconds: 50000 } }
         priority_queue_policy { key: 2 value { timeout_action: DELAY
@@ -112,7 +98,7 @@ def test_delay_keeps_a_timed_out_request(env):
 
 
 def test_full_queue_refuses_at_once(env):
-    server = write_model(env, "default_queue_policy { max_queue_size: 2 }")
+    server = start_gated_model(env, "default_queue_policy { max_queue_size: 2 }")
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         held = hold_instance(env, pool, server)
         burst = [pool.submit(outcome, http_echo, server.http_url, "m", v) for v in (1, 2, 3)]
@@ -132,7 +118,7 @@ def test_full_queue_refuses_at_once(env):
 
 
 def test_higher_priority_requests_run_first(env):
-    server = write_model(env, """
+    server = start_gated_model(env, """
         priority_levels: 2 default_priority_level: 2
         priority_queue_policy { key: 1 value { max_queue_size: 3 } }
         priority_queue_policy { key: 2 value { max_queue_size: 3 } }""")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The inferd executable: flags -> ServerOptions and frontend options, logging
 // set-up, the start-up model table, and a clean stop on SIGINT/SIGTERM.
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -39,7 +40,49 @@ struct Flags {
   MetricsFlags metrics;
   std::string log_level = "info";
   bool disable_auto_complete = false;
+  std::string model_control_mode = "none";
+  std::string version_transition_policy = "availability_preserving";
+  double shutdown_grace_secs = 0;
+  double exit_timeout_secs = 30;
 };
+
+void AddLifecycleFlags(CLI::App& serve, Flags& flags) {
+  serve.add_option("--model-control-mode", flags.model_control_mode,
+                   "none: load every model at start-up; poll: also apply repository changes; "
+                   "explicit: load only --load-model and what the load API asks for")
+      ->check(CLI::IsMember({"none", "poll", "explicit"}))
+      ->capture_default_str();
+  serve.add_option("--load-model", flags.server.startup_models,
+                   "Explicit mode: a model to load at start-up (repeat; * loads all)");
+  serve.add_option("--repository-poll-secs", flags.server.repository_poll_secs,
+                   "Poll mode: seconds between two repository scans; a change is applied once "
+                   "the folder is unchanged across two scans")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  serve.add_option("--model-load-thread-count", flags.server.model_load_threads,
+                   "Threads that load and warm up models (0: min(4, cores))")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve.add_option("--version-transition-policy", flags.version_transition_policy,
+                   "How a new version replaces the old one: availability_preserving (load the "
+                   "new one first) or resource_preserving (unload the old one first)")
+      ->check(CLI::IsMember({"availability_preserving", "resource_preserving"}))
+      ->capture_default_str();
+  serve.add_option("--strict-readiness", flags.server.strict_readiness,
+                   "Ready only when every model that should be loaded is ready")
+      ->expected(0, 1)
+      ->default_str("true");
+  serve.add_option("--shutdown-grace-secs", flags.shutdown_grace_secs,
+                   "On SIGTERM: keep serving this long with readiness false, so load balancers "
+                   "stop sending, before no longer accepting requests")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve.add_option("--exit-timeout-secs", flags.exit_timeout_secs,
+                   "On SIGTERM, after the grace period: time to finish accepted requests before "
+                   "those still queued are answered with an error")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
 
 void AddMetricsFlags(CLI::App& serve, MetricsFlags& flags) {
   // Booleans with an optional value: --allow-metrics, --allow-metrics=false
@@ -105,6 +148,7 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
                  "Require a complete config.pbtxt; never derive one from the model file");
   serve.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")->capture_default_str();
   AddMetricsFlags(serve, flags.metrics);
+  AddLifecycleFlags(serve, flags);
 }
 
 // Blocks SIGINT/SIGTERM in every thread (threads inherit the mask), so that
@@ -136,6 +180,11 @@ int Serve(Flags& flags) {
   if (!ApplyBucketFlags(flags.metrics, flags.server)) return 2;
   const sigset_t stop_signals = BlockStopSignals();
   flags.server.auto_complete_config = !flags.disable_auto_complete;
+  flags.server.model_control_mode = *inferd::lifecycle::ParseModelControlMode(flags.model_control_mode);
+  flags.server.version_transition_policy =
+      *inferd::lifecycle::ParseTransitionPolicy(flags.version_transition_policy);
+  // Endpoints first, models second: liveness answers while models load.
+  flags.server.load_models_in_create = false;
   flags.grpc.host = flags.http.host;
   if (flags.metrics.address.empty()) flags.metrics.address = flags.http.host;
   auto server = inferd::Server::Create(flags.server);
@@ -143,7 +192,6 @@ int Serve(Flags& flags) {
     INFERD_LOG_ERROR("cannot start: {}", server.status().ToString());
     return 1;
   }
-  inferd::cmd::LogStartupTable(**server);
   // The metrics endpoint runs on the HTTP frontend's I/O threads, and stops with it.
   std::vector<inferd::frontends::http::SideEndpoint> side_endpoints;
   if (flags.metrics.allow) {
@@ -169,15 +217,38 @@ int Serve(Flags& flags) {
                                                  (*http)->side_port(0), "/metrics")});
   }
   inferd::cmd::LogEndpointTable(endpoints);
+  const auto load_start = std::chrono::steady_clock::now();
+  (*server)->LoadStartupModels();
+  inferd::cmd::LogStartupTable(**server);
+  INFERD_LOG_INFO("start-up models loaded in {} ms; serving",
+                  std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - load_start)
+                      .count());
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  INFERD_LOG_INFO("received signal {}, stopping", signal_number);
-  // Frontends first so no new request arrives (the HTTP frontend stops the
-  // metrics endpoint with it), then the server answers and unloads what it
-  // accepted.
+  // The shutdown sequence (docs/deployment.md): readiness false at once;
+  // keep serving through the grace period (a second signal ends it early);
+  // stop accepting and drain within the exit timeout, answering what is
+  // still queued then; stop the endpoints; unload; exit 0.
+  INFERD_LOG_INFO("received signal {}: readiness is now false; serving for {} s more",
+                  signal_number, flags.shutdown_grace_secs);
+  (*server)->BeginShutdown();
+  if (flags.shutdown_grace_secs > 0) {
+    const auto grace = std::chrono::duration<double>(flags.shutdown_grace_secs);
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(grace);
+    const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(grace - seconds);
+    const timespec timeout{static_cast<time_t>(seconds.count()), static_cast<long>(nanos.count())};
+    if (sigtimedwait(&stop_signals, nullptr, &timeout) > 0) {
+      INFERD_LOG_INFO("second signal: ending the grace period early");
+    }
+  }
+  INFERD_LOG_INFO("no longer accepting requests; draining for at most {} s",
+                  flags.exit_timeout_secs);
+  (*server)->Stop(std::chrono::milliseconds(static_cast<int64_t>(flags.exit_timeout_secs * 1000)));
+  // Every accepted request has been answered; the endpoints close now (the
+  // HTTP frontend stops the metrics endpoint with it).
   (*http)->Stop();
   (*grpc)->Stop();
-  (*server)->Stop();
   INFERD_LOG_INFO("stopped");
   return 0;
 }

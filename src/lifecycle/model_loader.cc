@@ -8,6 +8,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "lifecycle/config_completer.h"
+#include "lifecycle/warmup.h"
 #include "repository/model_config_fill.h"
 #include "repository/model_config_validator.h"
 #include "repository/model_versions.h"
@@ -29,8 +30,14 @@ int TotalInstances(const inference::ModelConfig& config) {
 
 }  // namespace
 
+std::vector<int64_t> DefaultPolicyVersions(const std::string& model_dir) {
+  return repository::SelectVersions(inference::ModelVersionPolicy(),
+                                    repository::ListVersions(model_dir));
+}
+
 absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> ModelLoader::Library(
     const std::string& name) {
+  base::MutexLock lock(&mu_);
   auto it = libraries_.find(name);
   if (it == libraries_.end()) {
     it = libraries_.emplace(name, backends::BackendLibrary::Open(options_.backend_directory, name))
@@ -39,10 +46,16 @@ absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> ModelLoader::Library(
   return it->second;
 }
 
-absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(
-    const repository::ModelLocation& location, std::vector<int64_t>& versions) {
-  const std::string config_path = base::JoinPath(location.directory, "config.pbtxt");
-  INFERD_ASSIGN_OR_RETURN(auto read, repository::ReadModelConfigFile(location.directory));
+absl::StatusOr<PreparedModel> ModelLoader::Prepare(const ModelSource& location) {
+  if (location.problem) return absl::InvalidArgumentError(*location.problem);
+  std::vector<int64_t> versions;
+  const std::string config_path = location.config_override
+                                      ? std::string("the config given to the load API")
+                                      : base::JoinPath(location.directory, "config.pbtxt");
+  std::optional<inference::ModelConfig> read = location.config_override;
+  if (!read) {
+    INFERD_ASSIGN_OR_RETURN(read, repository::ReadModelConfigFile(location.directory));
+  }
   if (!read && !options_.auto_complete_config) {
     return absl::InvalidArgumentError(absl::StrCat(
         config_path, " is missing and auto-complete is disabled (--disable-auto-complete-config)"));
@@ -65,10 +78,11 @@ absl::StatusOr<inference::ModelConfig> ModelLoader::PrepareConfig(
   }
   INFERD_RETURN_IF_ERROR(repository::ValidateModelConfig(config, config_path));
   repository::NormalizeModelConfig(config);
-  return config;
+  return PreparedModel{std::make_shared<const inference::ModelConfig>(std::move(config)),
+                       std::move(versions)};
 }
 
-absl::StatusOr<std::shared_ptr<ModelVersion>> ModelLoader::LoadVersion(
+absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
     const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
     int64_t version) {
   INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
@@ -83,8 +97,12 @@ absl::StatusOr<std::shared_ptr<ModelVersion>> ModelLoader::LoadVersion(
     INFERD_ASSIGN_OR_RETURN(auto instance, backend_model->CreateInstance(static_cast<uint32_t>(i)));
     created.push_back(std::move(instance));
   }
+  // Before the scheduler exists, so that no request can overtake warm-up.
+  for (auto& instance : created) {
+    INFERD_RETURN_IF_ERROR(WarmUpInstance(*config, model_dir, version, *instance));
+  }
   INFERD_ASSIGN_OR_RETURN(auto scheduler, options_.scheduler_factory(*config, std::move(created)));
-  return std::make_shared<ModelVersion>(
+  return std::make_unique<ModelVersion>(
       config, version, std::move(backend_model), std::move(scheduler),
       std::make_shared<core::ModelStats>(options_.histogram_bounds));
 }
@@ -96,22 +114,17 @@ ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {
     status.reason = *location.problem;
     return status;
   }
-  std::vector<int64_t> versions;
-  auto config = PrepareConfig(location, versions);
-  if (!config.ok()) {
-    status.reason = std::string(config.status().message());
-    if (versions.empty()) {
-      // The config could not say which versions it wants: list those the
-      // default policy would serve, so the index shows why each is down.
-      versions = repository::SelectVersions(inference::ModelVersionPolicy(),
-                                            repository::ListVersions(location.directory));
-    }
-    for (int64_t v : versions)
+  auto prepared = Prepare(ModelSource{location.name, location.directory, location.problem, {}});
+  if (!prepared.ok()) {
+    status.reason = std::string(prepared.status().message());
+    // The config could not say which versions it wants: list those the
+    // default policy would serve, so the index shows why each is down.
+    for (int64_t v : DefaultPolicyVersions(location.directory))
       status.versions.push_back({v, VersionState::kUnavailable, status.reason, nullptr});
     return status;
   }
-  status.config = std::make_shared<const inference::ModelConfig>(std::move(*config));
-  for (int64_t version : versions) {
+  status.config = prepared->config;
+  for (int64_t version : prepared->versions) {
     auto loaded = LoadVersion(status.config, location.directory, version);
     if (loaded.ok()) {
       status.versions.push_back({version, VersionState::kReady, "", std::move(*loaded)});

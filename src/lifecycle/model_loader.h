@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// Turns one model folder into a ModelStatus: read and fill the config,
-// complete it from the model file, validate, normalize, select versions by
-// policy, and load each selected version through its backend. Every failure
-// is recorded as a reason; nothing here can take the server down.
+// Turns one model folder into loaded versions: read and fill the config
+// (or take the load API's override), complete it from the model file,
+// validate, normalize, select versions by policy, and load and warm up each
+// version through its backend. Every failure is a Status with the reason;
+// nothing here can take the server down. Thread-safe: the load pool calls
+// it for several models at once.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <string>
 
+#include <optional>
+
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "backends/abi/backend_library.h"
 #include "core/model_stats.h"
 #include "lifecycle/scheduler.h"
@@ -27,22 +32,47 @@ struct LoaderOptions {
   core::HistogramBounds histogram_bounds = core::HistogramBounds::Defaults();
 };
 
+// Where a model comes from.
+struct ModelSource {
+  std::string name;       // the folder name
+  std::string directory;  // the model folder
+  // Set when the model cannot be loaded for a reason found while scanning.
+  std::optional<std::string> problem;
+  // Replaces config.pbtxt (the load API's `config` parameter).
+  std::optional<inference::ModelConfig> config_override;
+};
+
+struct PreparedModel {
+  std::shared_ptr<const inference::ModelConfig> config;  // completed, validated, normalized
+  std::vector<int64_t> versions;  // selected by the version policy, ascending, never empty
+};
+
+// The versions the default policy (latest 1) picks from <model_dir>: what
+// the index lists for a model whose config could not be read.
+std::vector<int64_t> DefaultPolicyVersions(const std::string& model_dir);
+
 class ModelLoader {
  public:
   explicit ModelLoader(LoaderOptions options) : options_(std::move(options)) {}
+
+  // The model's config and the versions its policy selects.
+  absl::StatusOr<PreparedModel> Prepare(const ModelSource& source);
+  // Loads one version: backend model, instances, warm-up on every instance,
+  // scheduler. The version is ready to serve when this returns.
+  absl::StatusOr<std::unique_ptr<ModelVersion>> LoadVersion(
+      const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
+      int64_t version);
+  // Prepare and LoadVersion for every selected version, as a status.
   ModelStatus Load(const repository::ModelLocation& location);
 
  private:
   absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> Library(const std::string& name);
-  absl::StatusOr<inference::ModelConfig> PrepareConfig(const repository::ModelLocation& location,
-                                                       std::vector<int64_t>& versions);
-  absl::StatusOr<std::shared_ptr<ModelVersion>> LoadVersion(
-      const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
-      int64_t version);
 
   const LoaderOptions options_;
+  base::Mutex mu_;
   // Backends opened so far (or why they could not be); one library per name.
-  std::map<std::string, absl::StatusOr<std::shared_ptr<backends::BackendLibrary>>> libraries_;
+  std::map<std::string, absl::StatusOr<std::shared_ptr<backends::BackendLibrary>>> libraries_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace inferd::lifecycle

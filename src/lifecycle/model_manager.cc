@@ -1,52 +1,467 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lifecycle/model_manager.h"
 
+#include <algorithm>
+#include <set>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/file_system.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "lifecycle/transition_plan.h"
+#include "repository/model_repository.h"
 #include "repository/model_versions.h"
 
 namespace inferd::lifecycle {
+namespace {
 
-absl::StatusOr<std::optional<int64_t>> ParseRequestedVersion(std::string_view model, std::string_view version) {
+constexpr char kTransitionParameter[] = "version_transition_policy";
+constexpr char kUnloadedReason[] = "unloaded";
+
+bool SameConfig(const std::shared_ptr<const inference::ModelConfig>& a,
+                const std::shared_ptr<const inference::ModelConfig>& b) {
+  return a && b && google::protobuf::util::MessageDifferencer::Equals(*a, *b);
+}
+
+// Digest of the override config, folded into model_files so that a load
+// with a different `config` counts as a change.
+uint64_t Fold(uint64_t digest, const std::string& text) {
+  uint64_t hash = digest ^ 0xcbf29ce484222325ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<int64_t>> ParseRequestedVersion(std::string_view model,
+                                                             std::string_view version) {
   if (version.empty()) return std::optional<int64_t>();
   auto parsed = repository::ParseVersionFolder(version);
   if (!parsed) {
-    return absl::NotFoundError(absl::StrCat("model '", std::string(model), "' has no version '", std::string(version), "'"));
+    return absl::NotFoundError(absl::StrCat("model '", std::string(model), "' has no version '",
+                                            std::string(version), "'"));
   }
   return std::optional<int64_t>(*parsed);
 }
 
+ModelManager::ModelManager(ModelManagerOptions options)
+    : options_(std::move(options)),
+      loader_(options_.loader),
+      unloader_([this](uint64_t id) { OnReleased(id); }),
+      pool_(std::max(1, options_.load_threads), "inferd-load") {}
+
 absl::StatusOr<std::unique_ptr<ModelManager>> ModelManager::Create(ModelManagerOptions options) {
+  // Fails early for a missing repository folder, before any thread starts.
+  INFERD_RETURN_IF_ERROR(repository::ListModels(options.repositories).status());
+  const bool load_now = options.load_at_create;
   std::unique_ptr<ModelManager> manager(new ModelManager(std::move(options)));
-  INFERD_RETURN_IF_ERROR(manager->LoadAll());
+  if (load_now) manager->LoadStartupModels();
   return manager;
 }
 
-ModelManager::~ModelManager() { UnloadAll(); }
-
-absl::Status ModelManager::LoadAll() {
-  INFERD_ASSIGN_OR_RETURN(auto locations, repository::ListModels(options_.repositories));
-  ModelLoader loader(options_.loader);
-  auto snapshot = std::make_shared<ServingSnapshot>();
-  for (const auto& location : locations) {
-    ModelStatus status = loader.Load(location);
-    if (!status.reason.empty() && status.versions.empty()) {
-      INFERD_LOG_ERROR("model '{}' failed to load: {}", status.name, status.reason);
-    }
-    for (const auto& version : status.versions) {
-      if (version.state != VersionState::kReady) {
-        INFERD_LOG_ERROR("model '{}' version {} failed to load: {}", status.name, version.version, version.reason);
-      }
-    }
-    snapshot->models.emplace(status.name, std::move(status));
+ModelManager::~ModelManager() {
+  UnloadAll();
+  {
+    base::MutexLock lock(&poll_thread_mu_);
+    poll_stop_ = true;
   }
-  table_.Publish(std::move(snapshot));
+  if (poll_thread_.joinable()) poll_thread_.join();
+}
+
+ModelManager::Record& ModelManager::RecordFor(const std::string& name) {
+  std::lock_guard<std::mutex> lock(records_mu_);
+  auto& slot = records_[name];
+  if (!slot) slot = std::make_unique<Record>(name);
+  return *slot;
+}
+
+void ModelManager::LoadStartupModels() {
+  auto locations = repository::ListModels(options_.repositories);
+  if (!locations.ok()) {
+    INFERD_LOG_ERROR("cannot list the model repositories: {}", locations.status().ToString());
+    startup_done_.store(true, std::memory_order_release);
+    return;
+  }
+  std::set<std::string> wanted;
+  bool all = options_.mode != ModelControlMode::kExplicit;
+  for (const auto& name : options_.startup_models) {
+    if (name == "*") all = true;
+    wanted.insert(name);
+  }
+  std::vector<std::string> names;
+  for (const auto& location : *locations) {
+    if (all || wanted.count(location.name)) names.push_back(location.name);
+    wanted.erase(location.name);
+  }
+  wanted.erase("*");
+  for (const auto& missing : wanted) {
+    INFERD_LOG_ERROR("--load-model {}: no repository has a model of that name", missing);
+  }
+  // Every model on the pool at once; wait for all of them.
+  base::Mutex mu;
+  size_t remaining = names.size();
+  for (const auto& name : names) {
+    auto target = FindInRepositories(name);
+    RunOnPool(
+        name,
+        [this, target = std::move(target)](Record& record) -> absl::Status {
+          if (!target.ok()) return target.status();
+          {
+            std::lock_guard<std::mutex> poll_lock(poll_mu_);
+            last_scan_[record.name] = target->fingerprint;
+            last_applied_[record.name] = target->fingerprint;
+          }
+          return ApplyLoad(record, *target);
+        },
+        [&mu, &remaining](absl::Status) {
+          base::MutexLock lock(&mu);
+          --remaining;
+        });
+  }
+  {
+    base::MutexLock lock(&mu);
+    mu.Await([&remaining]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return remaining == 0; });
+  }
+  startup_done_.store(true, std::memory_order_release);
+  if (options_.mode == ModelControlMode::kPoll &&
+      options_.poll_interval > std::chrono::milliseconds::zero()) {
+    poll_thread_ = std::thread([this] { PollLoop(); });
+  }
+}
+
+absl::StatusOr<ModelManager::Target> ModelManager::FindInRepositories(
+    const std::string& name) const {
+  INFERD_ASSIGN_OR_RETURN(auto locations, repository::ListModels(options_.repositories));
+  for (auto& location : locations) {
+    if (location.name != name) continue;
+    Target target;
+    target.fingerprint = repository::FingerprintModel(location.directory);
+    target.source = ModelSource{location.name, location.directory, location.problem, {}};
+    return target;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no model repository has a model named '", name, "'"));
+}
+
+absl::StatusOr<ModelManager::Target> ModelManager::TargetFor(const ModelLoadSpec& spec) const {
+  if (!spec.files.empty() && spec.config_json.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loading model '", spec.name, "' from file parameters requires the 'config' parameter"));
+  }
+  Target target;
+  if (!spec.files.empty()) {
+    INFERD_ASSIGN_OR_RETURN(target.override_folder,
+                            repository::OverrideModelFolder::Create(spec.name, spec.files));
+    target.source = ModelSource{spec.name, target.override_folder->model_directory(), {}, {}};
+    target.fingerprint = repository::FingerprintModel(target.source.directory);
+  } else {
+    INFERD_ASSIGN_OR_RETURN(target, FindInRepositories(spec.name));
+  }
+  if (!spec.config_json.empty()) {
+    INFERD_ASSIGN_OR_RETURN(target.source.config_override,
+                            repository::ParseModelConfigJson(spec.config_json));
+    target.fingerprint.model_files = Fold(target.fingerprint.model_files, spec.config_json);
+  }
+  return target;
+}
+
+void ModelManager::RunOnPool(const std::string& name,
+                             std::function<absl::Status(Record&)> operation, ControlDone done) {
+  Record& record = RecordFor(name);
+  pool_.Schedule([this, &record, operation = std::move(operation), done = std::move(done)] {
+    absl::Status status;
+    {
+      std::lock_guard<std::mutex> lock(record.op_mu);
+      status = stopping_.load(std::memory_order_acquire)
+                   ? absl::UnavailableError("server is shutting down")
+                   : operation(record);
+    }
+    done(std::move(status));
+  });
+}
+
+void ModelManager::LoadAsync(ModelLoadSpec spec, ControlDone done) {
+  if (options_.mode != ModelControlMode::kExplicit) {
+    done(absl::FailedPreconditionError(absl::StrCat(
+        "explicit model load / unload is not allowed: the server runs with "
+        "--model-control-mode ",
+        std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
+    return;
+  }
+  if (stopping_.load(std::memory_order_acquire)) {
+    done(absl::UnavailableError("server is shutting down"));
+    return;
+  }
+  // Checked and written here (not on the pool) so that a bad request is
+  // answered without waiting behind loads.
+  auto target = TargetFor(spec);
+  if (!target.ok()) {
+    done(target.status());
+    return;
+  }
+  RunOnPool(
+      spec.name,
+      [this, target = std::move(*target)](Record& record) { return ApplyLoad(record, target); },
+      std::move(done));
+}
+
+void ModelManager::UnloadAsync(std::string name, ControlDone done) {
+  if (options_.mode != ModelControlMode::kExplicit) {
+    done(absl::FailedPreconditionError(absl::StrCat(
+        "explicit model load / unload is not allowed: the server runs with "
+        "--model-control-mode ",
+        std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(records_mu_);
+    if (records_.find(name) == records_.end()) {
+      done(absl::NotFoundError(absl::StrCat("unknown model: '", name, "'")));
+      return;
+    }
+  }
+  RunOnPool(
+      name, [this](Record& record) { return ApplyUnload(record, /*keep_entry=*/true); },
+      std::move(done));
+}
+
+absl::Status ModelManager::Load(ModelLoadSpec spec) {
+  base::Notification finished;
+  absl::Status result;
+  LoadAsync(std::move(spec), [&](absl::Status status) {
+    result = std::move(status);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return result;
+}
+
+absl::Status ModelManager::Unload(std::string name) {
+  base::Notification finished;
+  absl::Status result;
+  UnloadAsync(std::move(name), [&](absl::Status status) {
+    result = std::move(status);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return result;
+}
+
+TransitionPolicy ModelManager::PolicyOf(const inference::ModelConfig& config) const {
+  const auto it = config.parameters().find(kTransitionParameter);
+  if (it != config.parameters().end()) {
+    if (auto policy = ParseTransitionPolicy(it->second.string_value())) return *policy;
+  }
+  return options_.transition_policy;
+}
+
+absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
+  record.wanted = true;
+  record.unloaded = false;
+  auto prepared = loader_.Prepare(target.source);
+  if (!prepared.ok()) {
+    // Whatever serves keeps serving; the index says why the change failed.
+    record.applied = target.fingerprint;
+    record.reason = std::string(prepared.status().message());
+    record.failed.clear();
+    for (int64_t v : DefaultPolicyVersions(target.source.directory)) {
+      if (!record.serving.count(v)) record.failed[v] = record.reason;
+    }
+    PublishRecord(record);
+    INFERD_LOG_ERROR("model '{}' failed to load: {}", record.name, record.reason);
+    return absl::InvalidArgumentError(
+        absl::StrCat("failed to load '", record.name, "': ", record.reason));
+  }
+  const auto& config = prepared->config;
+  const bool model_changed = record.serving.empty() ||
+                             record.applied.model_files != target.fingerprint.model_files ||
+                             !SameConfig(record.config, config);
+  std::map<int64_t, uint64_t> serving;
+  for (const auto& [v, s] : record.serving) serving[v] = s.fingerprint;
+  const TransitionPlan plan =
+      PlanTransition(prepared->versions, target.fingerprint.versions, serving, model_changed);
+  record.applied = target.fingerprint;
+  record.reason.clear();
+  record.failed.clear();
+  if (plan.empty()) {
+    PublishRecord(record);
+    return absl::OkStatus();
+  }
+  const TransitionPolicy policy = PolicyOf(*config);
+  if (policy == TransitionPolicy::kResourcePreserving) {
+    WaitReleased(Retire(record, plan.retire));
+  }
+  const std::string loading_reason =
+      policy == TransitionPolicy::kResourcePreserving && !plan.retire.empty()
+          ? "loading (resource-preserving transition: the previous version was unloaded first)"
+          : "loading";
+  for (int64_t v : plan.load) record.loading[v] = loading_reason;
+  PublishRecord(record);
+
+  std::map<int64_t, Record::Serving> loaded;
+  std::vector<std::string> failures;
+  for (int64_t v : plan.load) {
+    auto version = loader_.LoadVersion(config, target.source.directory, v);
+    record.loading.erase(v);
+    if (!version.ok()) {
+      record.failed[v] = std::string(version.status().message());
+      failures.push_back(absl::StrCat("version ", v, ": ", version.status().message()));
+      INFERD_LOG_ERROR("model '{}' version {} failed to load: {}", record.name, v,
+                       record.failed[v]);
+      continue;
+    }
+    const uint64_t id = next_id_.fetch_add(1);
+    auto fingerprint = target.fingerprint.versions.find(v);
+    loaded[v] = Record::Serving{unloader_.Adopt(std::move(*version), id),
+                                fingerprint == target.fingerprint.versions.end() ? 0
+                                                                                 : fingerprint->second,
+                                id};
+    INFERD_LOG_INFO("model '{}' version {} is ready", record.name, v);
+  }
+  std::vector<int64_t> retire;
+  if (policy == TransitionPolicy::kAvailabilityPreserving) {
+    // A broken new version never takes down a working old one: the old
+    // ones leave only when the model has a ready version among those the
+    // policy now selects.
+    const bool replacement_ready = !loaded.empty() || !plan.keep.empty();
+    if (replacement_ready) retire = plan.retire;
+  }
+  if (!loaded.empty() || record.serving.empty() || policy == TransitionPolicy::kResourcePreserving) {
+    record.config = config;
+  }
+  // The new versions take the traffic and the old ones leave in one publish.
+  std::vector<std::pair<int64_t, Record::Serving>> leaving;
+  for (int64_t v : retire) {
+    leaving.emplace_back(v, std::move(record.serving[v]));
+    record.serving.erase(v);
+  }
+  for (auto& [v, serving_version] : loaded) record.serving[v] = std::move(serving_version);
+  {
+    std::vector<Retiring> entries;
+    for (const auto& [v, s] : leaving) entries.push_back({record.name, v, s.id, s.version});
+    base::MutexLock lock(&publish_mu_);
+    for (auto& entry : entries) retiring_[entry.id] = std::move(entry);
+  }
+  PublishRecord(record);
+  for (auto& [v, s] : leaving) {
+    INFERD_LOG_INFO("model '{}' version {} is unloading", record.name, v);
+    s.version.reset();  // the unloader deletes it once its last request is done
+  }
+  if (target.override_folder) record.override_folder = target.override_folder;
+  if (!failures.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("failed to load '", record.name, "': ",
+                                                   absl::StrJoin(failures, "; ")));
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<ModelVersion>> ModelManager::Resolve(std::string_view model,
-                                                                    std::string_view version) const {
+std::vector<uint64_t> ModelManager::Retire(Record& record, const std::vector<int64_t>& versions) {
+  std::vector<uint64_t> ids;
+  std::vector<std::shared_ptr<ModelVersion>> dropping;
+  {
+    base::MutexLock lock(&publish_mu_);
+    for (int64_t v : versions) {
+      auto it = record.serving.find(v);
+      if (it == record.serving.end()) continue;
+      retiring_[it->second.id] = Retiring{record.name, v, it->second.id, it->second.version};
+      ids.push_back(it->second.id);
+      dropping.push_back(std::move(it->second.version));
+      record.serving.erase(it);
+    }
+  }
+  PublishRecord(record);
+  for (auto& version : dropping) {
+    INFERD_LOG_INFO("model '{}' version {} is unloading", record.name, version->version());
+  }
+  dropping.clear();  // outside every lock: may hand the version to the unloader
+  return ids;
+}
+
+void ModelManager::WaitReleased(const std::vector<uint64_t>& ids) {
+  base::MutexLock lock(&publish_mu_);
+  publish_mu_.Await([this, &ids]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) {
+    return std::none_of(ids.begin(), ids.end(),
+                        [this](uint64_t id) { return retiring_.count(id) > 0; });
+  });
+}
+
+void ModelManager::OnReleased(uint64_t id) {
+  base::MutexLock lock(&publish_mu_);
+  auto it = retiring_.find(id);
+  if (it == retiring_.end()) return;
+  INFERD_LOG_INFO("model '{}' version {} is unloaded", it->second.model, it->second.version);
+  retiring_.erase(it);
+  RepublishLocked();
+}
+
+absl::Status ModelManager::ApplyUnload(Record& record, bool keep_entry) {
+  std::vector<int64_t> versions;
+  for (const auto& [v, s] : record.serving) versions.push_back(v);
+  record.wanted = false;
+  record.unloaded = keep_entry;
+  record.loading.clear();
+  record.failed.clear();
+  record.reason.clear();
+  if (keep_entry) {
+    for (int64_t v : versions) record.failed[v] = kUnloadedReason;
+  }
+  WaitReleased(Retire(record, versions));
+  record.applied = {};
+  record.config.reset();
+  record.override_folder.reset();
+  PublishRecord(record, /*remove=*/!keep_entry);
+  return absl::OkStatus();
+}
+
+void ModelManager::PublishRecord(const Record& record, bool remove) {
+  ModelStatus status;
+  status.name = record.name;
+  status.config = record.config;
+  status.reason = record.reason;
+  status.wanted = record.wanted;
+  std::map<int64_t, VersionStatus> versions;
+  for (const auto& [v, reason] : record.failed) {
+    versions[v] = VersionStatus{v, VersionState::kUnavailable, reason, nullptr};
+  }
+  for (const auto& [v, reason] : record.loading) {
+    versions[v] = VersionStatus{v, VersionState::kLoading, reason, nullptr};
+  }
+  for (const auto& [v, s] : record.serving) {
+    versions[v] = VersionStatus{v, VersionState::kReady, "", s.version};
+  }
+  for (auto& [v, entry] : versions) status.versions.push_back(std::move(entry));
+  base::MutexLock lock(&publish_mu_);
+  if (remove) {
+    published_.erase(record.name);
+  } else {
+    published_[record.name] = std::move(status);
+  }
+  RepublishLocked();
+}
+
+void ModelManager::RepublishLocked() {
+  auto snapshot = std::make_shared<ServingSnapshot>();
+  snapshot->models = published_;
+  for (const auto& [id, entry] : retiring_) {
+    ModelStatus& status = snapshot->models[entry.model];
+    status.name = entry.model;
+    auto it = std::find_if(status.versions.begin(), status.versions.end(),
+                           [&](const VersionStatus& v) { return v.version == entry.version; });
+    if (it == status.versions.end()) {
+      status.versions.push_back({entry.version, VersionState::kUnloading, "unloading", nullptr});
+      std::sort(status.versions.begin(), status.versions.end(),
+                [](const VersionStatus& a, const VersionStatus& b) { return a.version < b.version; });
+    } else if (it->state == VersionState::kUnavailable) {
+      *it = {entry.version, VersionState::kUnloading, "unloading", nullptr};
+    }
+  }
+  table_.Publish(std::move(snapshot));
+}
+
+absl::StatusOr<std::shared_ptr<ModelVersion>> ModelManager::Resolve(
+    std::string_view model, std::string_view version) const {
   const auto snapshot = table_.Get();
   const auto it = snapshot->models.find(model);
   if (it == snapshot->models.end()) {
@@ -56,37 +471,152 @@ absl::StatusOr<std::shared_ptr<ModelVersion>> ModelManager::Resolve(std::string_
   const ModelStatus& status = it->second;
   const VersionStatus* chosen = requested ? status.Find(*requested) : status.NewestReady();
   if (requested && chosen == nullptr) {
-    return absl::NotFoundError(absl::StrCat("model '", std::string(model), "' has no version ", *requested));
+    return absl::NotFoundError(
+        absl::StrCat("model '", std::string(model), "' has no version ", *requested));
   }
   if (chosen == nullptr || chosen->state != VersionState::kReady || !chosen->loaded) {
     std::string reason = chosen != nullptr ? chosen->reason : status.reason;
     // No version is ready and the model as a whole did not fail: say why the newest did.
-    if (reason.empty() && chosen == nullptr && !status.versions.empty()) reason = status.versions.back().reason;
-    return absl::UnavailableError(absl::StrCat("model '", std::string(model), "'", requested ? absl::StrCat(" version ", *requested) : "",
-                                               " is not ready", reason.empty() ? "" : absl::StrCat(": ", reason)));
+    if (reason.empty() && chosen == nullptr && !status.versions.empty()) {
+      reason = status.versions.back().reason;
+    }
+    return absl::UnavailableError(absl::StrCat(
+        "model '", std::string(model), "'", requested ? absl::StrCat(" version ", *requested) : "",
+        " is not ready", reason.empty() ? "" : absl::StrCat(": ", reason)));
   }
   return chosen->loaded;
 }
 
 bool ModelManager::AllReady() const {
+  if (!StartupDone()) return false;
   const auto snapshot = table_.Get();
   for (const auto& [name, status] : snapshot->models) {
-    if (status.versions.empty()) return false;
-    for (const auto& version : status.versions) {
-      if (version.state != VersionState::kReady) return false;
-    }
+    if (status.wanted && status.NewestReady() == nullptr) return false;
   }
   return true;
 }
 
-void ModelManager::UnloadAll() {
-  const auto snapshot = table_.Get();
-  for (const auto& [name, status] : snapshot->models) {
-    for (const auto& version : status.versions) {
-      if (version.loaded) version.loaded->Stop();
-    }
+void ModelManager::PollOnce() {
+  if (options_.mode != ModelControlMode::kPoll || stopping_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> poll_lock(poll_mu_);
+  auto locations = repository::ListModels(options_.repositories);
+  if (!locations.ok()) {
+    INFERD_LOG_ERROR("repository poll failed: {}", locations.status().ToString());
+    return;
   }
-  table_.Publish(std::make_shared<const ServingSnapshot>());
+  std::map<std::string, Target> now;
+  for (auto& location : *locations) {
+    Target target;
+    target.fingerprint = repository::FingerprintModel(location.directory);
+    target.source = ModelSource{location.name, location.directory, location.problem, {}};
+    now.emplace(location.name, std::move(target));
+  }
+  base::Mutex mu;
+  size_t remaining = 0;
+  auto count_down = [&mu, &remaining](absl::Status) {
+    base::MutexLock lock(&mu);
+    --remaining;
+  };
+  // Added or changed models, once stable across two polls.
+  for (auto& [name, target] : now) {
+    absent_once_.erase(name);
+    const auto previous = last_scan_.find(name);
+    const bool stable = previous != last_scan_.end() && previous->second == target.fingerprint;
+    last_scan_[name] = target.fingerprint;
+    const auto applied = last_applied_.find(name);
+    if (!stable || (applied != last_applied_.end() && applied->second == target.fingerprint)) {
+      continue;
+    }
+    last_applied_[name] = target.fingerprint;
+    {
+      base::MutexLock lock(&mu);
+      ++remaining;
+    }
+    RunOnPool(
+        name, [this, target = target](Record& record) { return ApplyLoad(record, target); },
+        count_down);
+  }
+  // Removed models, once absent in two polls.
+  for (auto it = last_scan_.begin(); it != last_scan_.end();) {
+    if (now.count(it->first)) {
+      ++it;
+      continue;
+    }
+    const std::string name = it->first;
+    if (absent_once_.insert(name).second) {  // seen absent once; removed if still absent next time
+      ++it;
+      continue;
+    }
+    absent_once_.erase(name);
+    it = last_scan_.erase(it);
+    last_applied_.erase(name);
+    {
+      base::MutexLock lock(&mu);
+      ++remaining;
+    }
+    RunOnPool(
+        name, [this](Record& record) { return ApplyUnload(record, /*keep_entry=*/false); },
+        count_down);
+  }
+  base::MutexLock lock(&mu);
+  mu.Await([&remaining]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return remaining == 0; });
+}
+
+void ModelManager::PollLoop() {
+  for (;;) {
+    {
+      base::MutexLock lock(&poll_thread_mu_);
+      if (poll_thread_mu_.AwaitWithTimeout(
+              [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(poll_thread_mu_) { return poll_stop_; },
+              options_.poll_interval)) {
+        return;
+      }
+    }
+    PollOnce();
+  }
+}
+
+void ModelManager::UnloadAll(std::chrono::milliseconds drain, const absl::Status& expired) {
+  if (stopping_.exchange(true)) return;
+  {
+    base::MutexLock lock(&poll_thread_mu_);
+    poll_stop_ = true;
+  }
+  if (poll_thread_.joinable()) poll_thread_.join();
+  std::vector<Record*> records;
+  {
+    std::lock_guard<std::mutex> lock(records_mu_);
+    for (auto& [name, record] : records_) records.push_back(record.get());
+  }
+  // Take everything out of service without waiting (a transition in
+  // progress finishes first: its op_mu).
+  for (Record* record : records) {
+    std::lock_guard<std::mutex> lock(record->op_mu);
+    std::vector<int64_t> versions;
+    for (const auto& [v, s] : record->serving) versions.push_back(v);
+    record->wanted = false;
+    record->loading.clear();
+    Retire(*record, versions);
+  }
+  base::MutexLock lock(&publish_mu_);
+  const bool drained = publish_mu_.AwaitWithTimeout(
+      [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); },
+      drain == std::chrono::milliseconds::max() ? std::chrono::milliseconds(24LL * 3600 * 1000 * 365)
+                                                : drain);
+  if (!drained) {
+    std::vector<std::shared_ptr<ModelVersion>> left;
+    for (const auto& [id, entry] : retiring_) {
+      if (auto version = entry.weak.lock()) left.push_back(std::move(version));
+    }
+    publish_mu_.Unlock();
+    INFERD_LOG_WARN("drain time is up; answering the requests still queued in {} model versions",
+                    left.size());
+    for (auto& version : left) version->FailQueued(expired);
+    left.clear();
+    publish_mu_.Lock();
+    publish_mu_.Await(
+        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); });
+  }
 }
 
 }  // namespace inferd::lifecycle

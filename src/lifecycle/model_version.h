@@ -37,6 +37,8 @@ class ModelVersion {
   void Submit(std::unique_ptr<INFERD_Request> request) { scheduler_->Submit(std::move(request)); }
   // Finishes accepted requests and joins the instance threads. Idempotent.
   void Stop() { scheduler_->Stop(); }
+  // Answers the requests still queued with `status` (a drain ran out of time).
+  void FailQueued(const absl::Status& status) { scheduler_->FailQueued(status); }
 
  private:
   const std::shared_ptr<const inference::ModelConfig> config_;

@@ -25,6 +25,10 @@ class Scheduler {
   // Stops accepting, finishes every accepted request, joins its threads.
   // Idempotent. Called before the version's backend objects are deleted.
   virtual void Stop() = 0;
+  // Completes every request still waiting (not yet executing) with
+  // `status`; requests executing finish normally. Used when a drain runs
+  // out of time (--exit-timeout-secs). The scheduler keeps accepting.
+  virtual void FailQueued(const absl::Status& status) = 0;
 };
 
 // Builds the scheduler of one version over its instances (moved in).

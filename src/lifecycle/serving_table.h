@@ -32,6 +32,8 @@ struct ModelStatus {
   std::shared_ptr<const inference::ModelConfig> config;
   // Set when the model as a whole failed before any version was tried.
   std::string reason;
+  // Should be serving: strict readiness waits for it. False once unloaded.
+  bool wanted = true;
   std::vector<VersionStatus> versions;  // ascending
 
   // The newest ready version, or null.

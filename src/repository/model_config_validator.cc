@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "repository/model_config_validator.h"
 
+#include <map>
 #include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace inferd::repository {
 namespace {
@@ -128,6 +130,83 @@ void CheckInstanceGroups(const inference::ModelConfig& config, Problems& problem
   }
 }
 
+// A relative path that stays below <model>/warmup/.
+bool IsPlainRelativePath(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  for (absl::string_view segment : absl::StrSplit(path, '/')) {
+    if (segment == "..") return false;
+  }
+  return true;
+}
+
+// model_config.md §1.17 and §3.8.
+void CheckWarmup(const inference::ModelConfig& config, Problems& problems) {
+  if (config.model_warmup_size() == 0) return;
+  if (config.platform() == "ensemble") {
+    problems.push_back("model_warmup is not allowed for ensembles");
+  }
+  std::map<std::string, const inference::ModelInput*> inputs;
+  for (const auto& in : config.input()) inputs.emplace(in.name(), &in);
+  for (int i = 0; i < config.model_warmup_size(); ++i) {
+    const auto& sample = config.model_warmup(i);
+    const std::string what = sample.name().empty()
+                                 ? absl::StrCat("model_warmup #", i)
+                                 : absl::StrCat("model_warmup '", sample.name(), "'");
+    if (config.max_batch_size() > 0 &&
+        sample.batch_size() > static_cast<uint32_t>(config.max_batch_size())) {
+      problems.push_back(absl::StrCat(what, ": batch_size ", sample.batch_size(),
+                                      " is larger than max_batch_size ", config.max_batch_size()));
+    }
+    if (config.max_batch_size() == 0 && sample.batch_size() > 1) {
+      problems.push_back(absl::StrCat(what, ": batch_size ", sample.batch_size(),
+                                      " needs batching, but max_batch_size is 0 (use 1)"));
+    }
+    // The map's order is unspecified; report in name order.
+    const std::map<std::string, const inference::ModelWarmup::Input*> data = [&sample] {
+      std::map<std::string, const inference::ModelWarmup::Input*> sorted;
+      for (const auto& [name, input] : sample.inputs()) sorted.emplace(name, &input);
+      return sorted;
+    }();
+    for (const auto& [name, input] : data) {
+      const std::string where = absl::StrCat(what, ": input '", name, "'");
+      const auto model_input = inputs.find(name);
+      if (model_input == inputs.end()) {
+        problems.push_back(absl::StrCat(where, " is not an input of the model"));
+      } else if (input->data_type() != model_input->second->data_type()) {
+        problems.push_back(
+            absl::StrCat(where, ": data_type ", inference::DataType_Name(input->data_type()),
+                         " does not match the input's ",
+                         inference::DataType_Name(model_input->second->data_type())));
+      }
+      for (int64_t d : input->dims()) {
+        if (d < 0) {
+          problems.push_back(absl::StrCat(where, ": dimension ", d,
+                                          " is invalid (warmup dims must be fully specified)"));
+        }
+      }
+      switch (input->input_data_type_case()) {
+        case inference::ModelWarmup::Input::INPUT_DATA_TYPE_NOT_SET:
+          problems.push_back(
+              absl::StrCat(where, ": set one of 'zero_data', 'random_data' or 'input_data_file'"));
+          break;
+        case inference::ModelWarmup::Input::kInputDataFile:
+          if (!IsPlainRelativePath(input->input_data_file())) {
+            problems.push_back(absl::StrCat(where, ": input_data_file '", input->input_data_file(),
+                                            "' must be a relative path inside warmup/"));
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    for (const auto& [name, in] : inputs) {
+      if (!in->optional() && !name.empty() && data.count(name) == 0) {
+        problems.push_back(absl::StrCat(what, ": no data for input '", name, "'"));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 absl::Status ValidateModelConfig(const inference::ModelConfig& config,
@@ -159,6 +238,7 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   }
   CheckDynamicBatching(config, problems);
   CheckInstanceGroups(config, problems);
+  CheckWarmup(config, problems);
   if (config.has_sequence_batching()) problems.push_back("sequence_batching is not supported yet");
   if (config.version_policy().has_latest() &&
       config.version_policy().latest().num_versions() == 0) {

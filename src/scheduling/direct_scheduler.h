@@ -18,6 +18,7 @@ class DirectScheduler final : public lifecycle::Scheduler {
                   const base::Clock& clock = base::Clock::Real());
   void Submit(std::unique_ptr<INFERD_Request> request) override;
   void Stop() override;
+  void FailQueued(const absl::Status& status) override { pool_.FailQueued(status); }
 
  private:
   const base::Clock& clock_;

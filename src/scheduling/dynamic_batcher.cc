@@ -238,6 +238,20 @@ void DynamicBatcher::Answer(std::vector<QueuedRequest> answer, int64_t now) cons
   }
 }
 
+void DynamicBatcher::FailQueued(const absl::Status& status) {
+  std::vector<QueuedRequest> queued;
+  {
+    base::MutexLock lock(&mu_);
+    QueuePosition position;
+    while (queues_.NextPosition(position)) queued.push_back(queues_.PopFront(position));
+  }
+  for (auto& entry : queued) {
+    if (entry.request->io().stats) entry.request->io().stats->AddQueued(-1);
+    entry.request->Complete(status, core::FailureReason::kRejected);
+  }
+  pool_.FailQueued(status);
+}
+
 void DynamicBatcher::Stop() {
   std::vector<QueuedRequest> answer;
   std::vector<Batch> batches;

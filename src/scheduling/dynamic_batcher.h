@@ -35,6 +35,7 @@ class DynamicBatcher final : public lifecycle::Scheduler, public TimerClient {
   // Dispatches every queued request as instances free up (no more waiting
   // for bigger batches), waits for them to finish, joins. Idempotent.
   void Stop() override;
+  void FailQueued(const absl::Status& status) override;
 
   // The timer's call; public so that tests with a fake clock can drive it.
   void OnDeadline() override;

@@ -57,6 +57,20 @@ void InstancePool::Stop() {
   }
 }
 
+void InstancePool::FailQueued(const absl::Status& status) {
+  std::deque<Batch> queued;
+  {
+    base::MutexLock lock(&mu_);
+    queued.swap(queue_);
+  }
+  for (auto& batch : queued) {
+    for (auto& request : batch) {
+      if (request->io().stats) request->io().stats->AddQueued(-1);
+      request->Complete(status, core::FailureReason::kRejected);
+    }
+  }
+}
+
 Batch InstancePool::DropAbandoned(Batch batch) const {
   const int64_t now = clock_.NowNanos();
   Batch runnable;

@@ -41,6 +41,8 @@ class InstancePool {
   // Stops accepting, lets the instances finish every queued batch, joins.
   // Idempotent. Must not be called from `on_idle`.
   void Stop();
+  // Completes the queued batches' requests with `status` (Rejected).
+  void FailQueued(const absl::Status& status);
   size_t instance_count() const { return instances_.size(); }
 
  private:

@@ -21,6 +21,7 @@ class TimerOwningBatcher final : public lifecycle::Scheduler {
     batcher_.Submit(std::move(request));
   }
   void Stop() override { batcher_.Stop(); }
+  void FailQueued(const absl::Status& status) override { batcher_.FailQueued(status); }
 
  private:
   std::shared_ptr<Timer> timer_;  // declared first: destroyed after the batcher

@@ -52,6 +52,15 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   manager_options.loader.auto_complete_config = options.auto_complete_config;
   manager_options.loader.cpu_cores = options.cpu_cores;
   manager_options.loader.histogram_bounds = options.histogram_bounds;
+  manager_options.mode = options.model_control_mode;
+  manager_options.startup_models = options.startup_models;
+  manager_options.poll_interval = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(0.0, options.repository_poll_secs) * 1000));
+  manager_options.load_threads = options.model_load_threads > 0
+                                     ? options.model_load_threads
+                                     : std::min(4, options.cpu_cores);
+  manager_options.transition_policy = options.version_transition_policy;
+  manager_options.load_at_create = options.load_models_in_create;
   // One timer thread for every dynamic batcher of the server (design §3).
   manager_options.loader.scheduler_factory =
       scheduling::MakeSchedulerFactory(std::make_shared<scheduling::SharedTimer>());
@@ -60,15 +69,25 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   return server;
 }
 
+void Server::LoadStartupModels() {
+  if (!models_->StartupDone()) models_->LoadStartupModels();
+}
+
+// Live until the process stops for good: neither loading nor a drain in
+// progress makes a liveness probe restart the container.
 bool Server::IsLive() const { return !stopping_.load(std::memory_order_acquire); }
 
-bool Server::IsReady() const { return IsLive() && models_->AllReady(); }
+bool Server::IsReady() const {
+  if (!IsLive() || IsShuttingDown()) return false;
+  return options_.strict_readiness ? models_->AllReady() : models_->StartupDone();
+}
 
 ServerMetadata Server::Metadata() const {
   return ServerMetadata{
       options_.server_name,
       INFERD_VERSION,
-      {"binary_tensor_data", "model_configuration", "parameters", "schedule_policy", "statistics"}};
+      {"binary_tensor_data", "model_configuration", "model_repository",
+       "model_repository(unload_dependents)", "parameters", "schedule_policy", "statistics"}};
 }
 
 absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model,
@@ -127,7 +146,10 @@ void Server::InferAsync(std::unique_ptr<core::InferRequest> request,
   }
   auto loaded = models_->Resolve(request->model_name, request->model_version);
   if (!loaded.ok()) {
-    on_complete(loaded.status());
+    // The models may have just been taken out of service by Stop().
+    on_complete(stopping_.load(std::memory_order_acquire)
+                    ? absl::UnavailableError("server is shutting down")
+                    : loaded.status());
     return;
   }
   auto& version = **loaded;
@@ -179,9 +201,39 @@ absl::StatusOr<std::vector<ModelStatistics>> Server::Statistics(std::string_view
   return out;
 }
 
-void Server::Stop() {
+void Server::LoadModelAsync(ModelLoadRequest request, ModelControlCallback done) {
+  if (IsShuttingDown() || stopping_.load(std::memory_order_acquire)) {
+    done(absl::UnavailableError("server is shutting down"));
+    return;
+  }
+  models_->LoadAsync(
+      lifecycle::ModelLoadSpec{std::move(request.model), std::move(request.config_json),
+                               std::move(request.files)},
+      std::move(done));
+}
+
+// No model depends on another yet (ensembles come later), so
+// unload_dependents has nothing more to unload.
+void Server::UnloadModelAsync(std::string model, bool /*unload_dependents*/,
+                              ModelControlCallback done) {
+  if (stopping_.load(std::memory_order_acquire)) {
+    done(absl::UnavailableError("server is shutting down"));
+    return;
+  }
+  models_->UnloadAsync(std::move(model), std::move(done));
+}
+
+void Server::BeginShutdown() { shutting_down_.store(true, std::memory_order_release); }
+
+void Server::Stop(std::chrono::milliseconds drain_timeout) {
   if (stopping_.exchange(true)) return;
-  if (models_) models_->UnloadAll();
+  shutting_down_.store(true, std::memory_order_release);
+  if (models_) {
+    models_->UnloadAll(drain_timeout,
+                       absl::UnavailableError(
+                           "server is shutting down: the request was still queued when the "
+                           "drain time (--exit-timeout-secs) ran out"));
+  }
 }
 
 }  // namespace inferd

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -56,6 +59,21 @@ struct ModelIndexEntry {
   std::string reason;   // why it is not READY
 };
 
+// A repository-extension load (protocol-kserve-v2.md §1 "Load").
+struct ModelLoadRequest {
+  std::string model;
+  // The `config` parameter: a ModelConfig as JSON replacing config.pbtxt.
+  // Empty: none.
+  std::string config_json;
+  // The `file:<version>/<path>` parameters, keyed by "<version>/<path>"
+  // (without the "file:" prefix), values the raw file bytes. Non-empty
+  // requires config_json (the protocol's rule).
+  std::map<std::string, std::string> files;
+};
+
+// Called once with the outcome of a load or unload.
+using ModelControlCallback = std::function<void(absl::Status)>;
+
 // The statistics of one loaded model version.
 struct ModelStatistics {
   std::string name;
@@ -71,6 +89,10 @@ class Server {
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
+
+  // Loads the start-up models when options.load_models_in_create was false
+  // (blocks until done; a no-op otherwise).
+  void LoadStartupModels();
 
   bool IsLive() const;
   // Live and every model that was asked for loaded (none UNAVAILABLE or LOADING).
@@ -103,15 +125,37 @@ class Server {
   absl::StatusOr<std::vector<ModelStatistics>> Statistics(std::string_view model,
                                                           std::string_view version) const;
 
-  // Stops accepting requests, finishes those accepted, unloads every model.
-  // Idempotent; the destructor calls it.
-  void Stop();
+  // Repository extension. Loads (or reloads, when its files or config
+  // changed or a version is not ready) `request.model` from the repositories
+  // and answers once the model is serving or has failed; unload answers once
+  // every version has been released. `done` runs on a control-plane thread,
+  // or inline for an error found at once. Errors: FailedPrecondition when
+  // --model-control-mode is not explicit; NotFound for a model no repository
+  // has (load) or the server does not know (unload); InvalidArgument for a
+  // bad config JSON, bad file parameters, or a model that failed to load
+  // (the message says why); Unavailable while the server stops.
+  // `unload_dependents` also unloads the models that use `model` (ensembles).
+  void LoadModelAsync(ModelLoadRequest request, ModelControlCallback done);
+  void UnloadModelAsync(std::string model, bool unload_dependents, ModelControlCallback done);
+
+  // Graceful shutdown, step 1: readiness turns false at once; everything
+  // else keeps serving (load balancers need time to notice). Idempotent.
+  void BeginShutdown();
+  bool IsShuttingDown() const { return shutting_down_.load(std::memory_order_acquire); }
+
+  // Stops accepting requests (new ones get Unavailable "server is shutting
+  // down"), waits up to `drain_timeout` for every accepted request to be
+  // answered, then answers those still queued with Unavailable, waits for
+  // those executing, and unloads every model. Idempotent; the destructor
+  // calls it with no limit.
+  void Stop(std::chrono::milliseconds drain_timeout = std::chrono::milliseconds::max());
 
  private:
   explicit Server(ServerOptions options);
 
   const ServerOptions options_;
   std::unique_ptr<lifecycle::ModelManager> models_;
+  std::atomic<bool> shutting_down_{false};
   std::atomic<bool> stopping_{false};
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model_stats.h"
+#include "lifecycle/control_options.h"
 
 namespace inferd {
 
@@ -23,6 +24,26 @@ struct ServerOptions {
   int cpu_cores = 0;
   // Bucket upper bounds of the statistics histograms that /metrics exports.
   core::HistogramBounds histogram_bounds = core::HistogramBounds::Defaults();
+  // none: load every model at start-up; poll: also apply repository changes;
+  // explicit: load only `startup_models` and what the load API asks for.
+  lifecycle::ModelControlMode model_control_mode = lifecycle::ModelControlMode::kNone;
+  // Explicit mode: models loaded at start-up ("*": all).
+  std::vector<std::string> startup_models;
+  // Poll mode: seconds between two repository scans.
+  double repository_poll_secs = 15;
+  // Threads that load and warm up models; 0: min(4, cpu_cores).
+  int model_load_threads = 0;
+  // How a new version replaces an old one, unless a model's config says
+  // (parameter "version_transition_policy").
+  lifecycle::TransitionPolicy version_transition_policy =
+      lifecycle::TransitionPolicy::kAvailabilityPreserving;
+  // Ready only when every model that should be loaded is (Triton's
+  // default); false: ready whenever live and not shutting down.
+  bool strict_readiness = true;
+  // Load the start-up models inside Create (embedders). The executable sets
+  // false and calls LoadStartupModels once its endpoints listen, so that
+  // liveness answers while models load.
+  bool load_models_in_create = true;
   // Server name and version reported by server metadata.
   std::string server_name = "inferd";
 };

@@ -28,7 +28,8 @@ def free_port():
 
 
 class RunningServer:
-    def __init__(self, repos, extra_args, log_path, backends=None):
+    def __init__(self, repos, extra_args, log_path, backends=None, wait_models=True):
+        self.wait_models = wait_models
         self.http_port = free_port()
         self.grpc_port = free_port()
         # Always a free metrics port (the default 8002 would collide between
@@ -50,18 +51,28 @@ class RunningServer:
         self.metrics_url = f"127.0.0.1:{self.metrics_port}"
         self._wait_live()
 
+    # Logged once the start-up models are loaded (the endpoints, liveness
+    # included, answer before that).
+    SERVING_LINE = "start-up models loaded in "
+
     def _wait_live(self, timeout=60.0):
+        """Waits until /v2/health/live answers and, unless `wait_models` is
+        false, until the start-up models are loaded (the log line)."""
         deadline = time.monotonic() + timeout
+        live = False
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"inferd exited with {self.process.returncode}:\n{self.output()}")
-            try:
-                if requests.get(f"http://{self.http_url}/v2/health/live", timeout=1).status_code == 200:
-                    return
-            except requests.RequestException:
-                pass
+            if not live:
+                try:
+                    live = requests.get(f"http://{self.http_url}/v2/health/live",
+                                        timeout=1).status_code == 200
+                except requests.RequestException:
+                    pass
+            if live and (not self.wait_models or self.SERVING_LINE in self.output()):
+                return
             time.sleep(0.05)
-        raise RuntimeError(f"inferd did not become live:\n{self.output()}")
+        raise RuntimeError(f"inferd did not become live and serving:\n{self.output()}")
 
     def output(self):
         self.log.flush()
@@ -97,10 +108,11 @@ def server(tmp_path_factory):
 def make_server(tmp_path):
     started = []
 
-    def start(repos, *extra_args, backends=None):
+    def start(repos, *extra_args, backends=None, wait_models=True):
         if not isinstance(repos, (list, tuple)):
             repos = [repos]
-        running = RunningServer(repos, extra_args, tmp_path / f"server{len(started)}.log", backends)
+        running = RunningServer(repos, extra_args, tmp_path / f"server{len(started)}.log", backends,
+                                wait_models)
         started.append(running)
         return running
 

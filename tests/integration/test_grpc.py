@@ -318,8 +318,6 @@ def test_infer_errors_through_tritonclient(client):
 
 
 @pytest.mark.parametrize("rpc,message", [
-    ("RepositoryModelLoad", service_pb2.RepositoryModelLoadRequest(model_name="simple")),
-    ("RepositoryModelUnload", service_pb2.RepositoryModelUnloadRequest(model_name="simple")),
     ("SystemSharedMemoryStatus", service_pb2.SystemSharedMemoryStatusRequest()),
     ("SystemSharedMemoryRegister", service_pb2.SystemSharedMemoryRegisterRequest(name="r")),
     ("SystemSharedMemoryUnregister", service_pb2.SystemSharedMemoryUnregisterRequest()),

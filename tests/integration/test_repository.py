@@ -145,8 +145,11 @@ def test_several_repositories_and_duplicates(tmp_path, make_server):
     server = make_server([first, second])
     assert infer_constant(server.http_url, "one") == (1.0, "1")
     assert infer_constant(server.http_url, "two") == (2.0, "2")
-    row = index(server.http_url)[("both", "")]
-    assert row["state"] == "UNAVAILABLE" and "more than one repository" in row["reason"]
+    # A model-level failure is shown on the versions the model would serve.
+    rows = [r for (name, _), r in index(server.http_url).items() if name == "both"]
+    assert rows, index(server.http_url)
+    for row in rows:
+        assert row["state"] == "UNAVAILABLE" and "more than one repository" in row["reason"]
 
 
 def test_external_weights_and_instances(tmp_path, make_server):

@@ -41,15 +41,18 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   Unary* ModelStatistics(Context* context, const inference::ModelStatisticsRequest* request,
                          inference::ModelStatisticsResponse* response) override;
 
-  // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
-  // with a message naming the RPC.
-  ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
-  ModelStreamInfer(Context* context) override;
+  // Explicit model control (repository_service.cc): finished once the
+  // Server has loaded or unloaded the model.
   Unary* RepositoryModelLoad(Context* context, const inference::RepositoryModelLoadRequest* request,
                              inference::RepositoryModelLoadResponse* response) override;
   Unary* RepositoryModelUnload(Context* context,
                                const inference::RepositoryModelUnloadRequest* request,
                                inference::RepositoryModelUnloadResponse* response) override;
+
+  // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
+  // with a message naming the RPC.
+  ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+  ModelStreamInfer(Context* context) override;
   Unary* SystemSharedMemoryStatus(Context* context,
                                   const inference::SystemSharedMemoryStatusRequest* request,
                                   inference::SystemSharedMemoryStatusResponse* response) override;

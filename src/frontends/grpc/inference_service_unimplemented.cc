@@ -39,18 +39,6 @@ InferenceService::ModelStreamInfer(Context*) {
   return new UnimplementedStream();
 }
 
-Unary* InferenceService::RepositoryModelLoad(Context* context,
-                                             const inference::RepositoryModelLoadRequest*,
-                                             inference::RepositoryModelLoadResponse*) {
-  return Unimplemented(context, "RepositoryModelLoad (explicit model control)");
-}
-
-Unary* InferenceService::RepositoryModelUnload(Context* context,
-                                               const inference::RepositoryModelUnloadRequest*,
-                                               inference::RepositoryModelUnloadResponse*) {
-  return Unimplemented(context, "RepositoryModelUnload (explicit model control)");
-}
-
 Unary* InferenceService::SystemSharedMemoryStatus(Context* context,
                                                   const inference::SystemSharedMemoryStatusRequest*,
                                                   inference::SystemSharedMemoryStatusResponse*) {

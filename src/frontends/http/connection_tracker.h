@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// What shutdown must wait for or close: the open sessions, and the infer
-// calls whose completion callback has not run yet (it may run on a backend
-// thread at any time, and posts to the session's executor, so the I/O
-// threads must outlive it). Thread-safe.
+// What shutdown must wait for or close: the open sessions, and the infer and
+// model control calls whose completion callback has not run yet (it may run
+// on a backend or control-plane thread at any time, and posts to the
+// session's executor, so the I/O threads must outlive it). Thread-safe.
 #pragma once
 
 #include <memory>
@@ -23,9 +23,10 @@ class ConnectionTracker {
   // Closes every registered session and refuses new ones.
   void CloseAll();
 
-  // Brackets one Server::InferAsync call: Begin before the call, End at the
-  // end of its completion callback. Begin returns false (make no call) once
-  // CloseAll() has run, so that WaitForCalls() cannot miss a late one.
+  // Brackets one Server::InferAsync (or LoadModelAsync/UnloadModelAsync)
+  // call: Begin before the call, End at the end of its completion callback.
+  // Begin returns false (make no call) once CloseAll() has run, so that
+  // WaitForCalls() cannot miss a late one.
   bool BeginCall();
   void EndCall();
   // Blocks until every begun call has ended.

@@ -163,6 +163,9 @@ INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendModelCreate(const INFERD_Serve
       delete created;
       return Error(api, INFERD_ERROR_NOT_FOUND, error);
     }
+    if (!created->file.block_load_until_exists.empty()) {
+      WaitUntilExists(created->file.block_load_until_exists);
+    }
     if (created->file.fail_load) {
       delete created;
       return Error(api, INFERD_ERROR_INTERNAL,

@@ -78,6 +78,8 @@ bool ParseFakeModelFile(const std::string& text, FakeModelFile* file, std::strin
       ok = ParsePath(words, &file->block_until_exists, error);
     } else if (directive == "block_until_exists_for_value") {
       ok = ParsePath(words, &file->block_until_exists_for_value, error);
+    } else if (directive == "block_load_until_exists") {
+      ok = ParsePath(words, &file->block_load_until_exists, error);
     } else if (directive == "log_executions") {
       ok = ParsePath(words, &file->log_executions, error);
     } else {

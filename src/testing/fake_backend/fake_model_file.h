@@ -11,6 +11,9 @@
 //                                        (polled every millisecond)
 //   block_until_exists_for_value <dir>   Execute waits until <dir>/<v> exists,
 //                                        v = the batch's first value (below)
+//   block_load_until_exists <path>       ModelCreate waits until <path> exists
+//                                        (polled every millisecond), so a test
+//                                        can hold a version in LOADING
 //   log_executions <path>                Execute appends "start <instance> <v>..."
 //                                        on entry (before blocking) and
 //                                        "end <instance> <v>..." when done, one v
@@ -40,6 +43,7 @@ struct FakeModelFile {
   bool fail_execute = false;
   std::string block_until_exists;            // empty: never blocks
   std::string block_until_exists_for_value;  // a folder; empty: never blocks
+  std::string block_load_until_exists;       // empty: ModelCreate never blocks
   std::string log_executions;                // empty: no log
 };
 

@@ -4,7 +4,7 @@
 namespace inferd::lifecycle {
 
 void InlineScheduler::Submit(std::unique_ptr<INFERD_Request> request) {
-  absl::MutexLock lock(&mu_);  // one batch at a time per instance, as the ABI promises
+  base::MutexLock lock(&mu_);  // one batch at a time per instance, as the ABI promises
   if (stopped_ || instances_.empty()) {
     request->Complete(absl::UnavailableError("stopped"));
     return;
@@ -15,7 +15,7 @@ void InlineScheduler::Submit(std::unique_ptr<INFERD_Request> request) {
 }
 
 void InlineScheduler::Stop() {
-  absl::MutexLock lock(&mu_);
+  base::MutexLock lock(&mu_);
   stopped_ = true;
 }
 

@@ -3,7 +3,9 @@
 // Resolve answers NotFound / Unavailable / the newest ready version.
 #include "lifecycle/model_manager.h"
 
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -144,22 +146,43 @@ TEST_F(ModelManagerTest, EmptyVersionIsTheNewestReady) {
   EXPECT_EQ((*good)->name(), "good");
 }
 
-TEST_F(ModelManagerTest, UnloadAllEmptiesTheTableAndStopsVersions) {
+TEST_F(ModelManagerTest, UnloadAllTakesVersionsOutOfServiceAndWaitsForPinnedOnes) {
   auto manager = Create();
   ASSERT_NE(manager, nullptr);
   auto pinned = manager->Resolve("good", "");
   ASSERT_TRUE(pinned.ok()) << pinned.status();
-  manager->UnloadAll();
-  manager->UnloadAll();  // idempotent
-  EXPECT_TRUE(manager->Snapshot()->models.empty());
-  EXPECT_TRUE(absl::IsNotFound(manager->Resolve("good", "").status()));
-  // A version still pinned by a request stays valid but no longer runs.
+  // UnloadAll (no drain limit) returns only once the pinned version is released.
+  std::thread unloading([&manager] { manager->UnloadAll(); });
+  auto unloading_state = [&manager]() -> std::optional<VersionState> {
+    const auto snapshot = manager->Snapshot();
+    const auto it = snapshot->models.find("good");
+    if (it == snapshot->models.end() || it->second.versions.empty()) return std::nullopt;
+    return it->second.versions[0].state;
+  };
+  for (int spins = 0; unloading_state() != VersionState::kUnloading; ++spins) {
+    ASSERT_LT(spins, 100'000'000) << "version 1 never showed UNLOADING";
+    std::this_thread::yield();
+  }
+  EXPECT_FALSE(manager->Resolve("good", "").ok());
+  // The request holding the version still completes on it.
   auto request = std::make_unique<core::InferRequest>();
   request->inputs.push_back(testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {4}, {1, 2, 3, 4}));
   testing::CallbackResult result;
   (*pinned)->Submit(std::make_unique<INFERD_Request>(std::move(request), result.Callback(), (*pinned)->io(),
                                                      std::vector<std::string>{"OUTPUT0"}, 1, nullptr));
-  EXPECT_TRUE(absl::IsUnavailable(result.Wait().status()));
+  EXPECT_TRUE(result.Wait().ok()) << result.Wait().status();
+  pinned->reset();
+  unloading.join();
+  manager->UnloadAll();  // idempotent
+  // Nothing is served any more: no version of any model is ready or unloading.
+  for (const auto& [name, status] : manager->Snapshot()->models) {
+    EXPECT_FALSE(status.wanted) << name;
+    for (const auto& v : status.versions) {
+      EXPECT_EQ(v.state, VersionState::kUnavailable) << name << " " << v.version;
+    }
+  }
+  EXPECT_FALSE(manager->Resolve("good", "").ok());
+  EXPECT_FALSE(manager->Resolve("multi", "1").ok());
 }
 
 TEST(ParseRequestedVersionTest, Forms) {

@@ -218,5 +218,207 @@ TEST(ModelConfigValidatorTest, LatestPolicyNeedsVersions) {
   EXPECT_EQ(Problems("version_policy { latest { num_versions: 3 } }"), "");
 }
 
+// model-config.md §1.17, §3.8.
+TEST(ModelConfigValidatorTest, WarmupSamplesThatAreValid) {
+  // Repeated fields written one block at a time, as config.pbtxt files often do.
+  EXPECT_EQ(Problems(R"pb(
+              model_warmup {
+                name: "zeros"
+                batch_size: 8
+                count: 3
+                inputs {
+                  key: "x"
+                  value {
+                    data_type: TYPE_FP32
+                    dims: [ 7, 4 ]
+                    zero_data: true
+                  }
+                }
+              }
+              model_warmup {
+                batch_size: 1
+                inputs {
+                  key: "x"
+                  value {
+                    data_type: TYPE_FP32
+                    dims: [ 4 ]
+                    random_data: true
+                  }
+                }
+              }
+              model_warmup {
+                name: "file"
+                inputs {
+                  key: "x"
+                  value {
+                    data_type: TYPE_FP32
+                    dims: [ 1, 4 ]
+                    input_data_file: "sub/x.bin"
+                  }
+                }
+              })pb"),
+            "");
+}
+
+TEST(ModelConfigValidatorTest, WarmupNamesTheConfigFile) {
+  EXPECT_THAT(Problems(R"pb(model_warmup { name: "w" batch_size: 1 })pb"),
+              AllOf(HasSubstr("/repo/m/config.pbtxt: invalid model config"),
+                    HasSubstr("model_warmup 'w': no data for input 'x'")));
+}
+
+TEST(ModelConfigValidatorTest, WarmupInputsMustMatchTheModel) {
+  EXPECT_THAT(
+      Problems(R"pb(model_warmup {
+                      name: "w"
+                      batch_size: 1
+                      inputs {
+                        key: "x"
+                        value {
+                          data_type: TYPE_INT32
+                          dims: [ -1, 4 ]
+                          zero_data: true
+                        }
+                      }
+                      inputs {
+                        key: "nope"
+                        value {
+                          data_type: TYPE_FP32
+                          dims: [ 1 ]
+                          zero_data: true
+                        }
+                      }
+                    })pb"),
+      AllOf(HasSubstr("model_warmup 'w': input 'nope' is not an input of the model"),
+            HasSubstr("model_warmup 'w': input 'x': data_type TYPE_INT32 does not match the "
+                      "input's TYPE_FP32"),
+            HasSubstr("model_warmup 'w': input 'x': dimension -1 is invalid (warmup dims must "
+                      "be fully specified)")));
+}
+
+TEST(ModelConfigValidatorTest, WarmupNeedsEveryRequiredInput) {
+  const std::string two_inputs = R"pb(
+    input {
+      name: "a"
+      data_type: TYPE_INT64
+      dims: [ 1 ]
+    }
+    input {
+      name: "opt"
+      data_type: TYPE_INT64
+      dims: [ 1 ]
+      optional: true
+    })pb";
+  // Unnamed samples are numbered.
+  EXPECT_THAT(Problems(two_inputs + R"pb(model_warmup {
+                                           batch_size: 1
+                                           inputs {
+                                             key: "x"
+                                             value {
+                                               data_type: TYPE_FP32
+                                               dims: [ 4 ]
+                                               zero_data: true
+                                             }
+                                           }
+                                         })pb"),
+              HasSubstr("model_warmup #0: no data for input 'a'"));
+  // The optional input may be left out.
+  EXPECT_EQ(Problems(two_inputs + R"pb(model_warmup {
+                                         batch_size: 1
+                                         inputs {
+                                           key: "x"
+                                           value {
+                                             data_type: TYPE_FP32
+                                             dims: [ 4 ]
+                                             zero_data: true
+                                           }
+                                         }
+                                         inputs {
+                                           key: "a"
+                                           value {
+                                             data_type: TYPE_INT64
+                                             dims: [ 1 ]
+                                             random_data: true
+                                           }
+                                         }
+                                       })pb"),
+            "");
+}
+
+TEST(ModelConfigValidatorTest, WarmupInputNeedsOneDataSource) {
+  EXPECT_THAT(Problems(R"pb(model_warmup {
+                              name: "w"
+                              batch_size: 1
+                              inputs {
+                                key: "x"
+                                value {
+                                  data_type: TYPE_FP32
+                                  dims: [ 4 ]
+                                }
+                              }
+                            })pb"),
+              HasSubstr("model_warmup 'w': input 'x': set one of 'zero_data', 'random_data' or "
+                        "'input_data_file'"));
+}
+
+TEST(ModelConfigValidatorTest, WarmupDataFileStaysInsideTheWarmupFolder) {
+  for (const char* file : {"../secret", "/etc/passwd", "a/../../b", ""}) {
+    EXPECT_THAT(Problems(std::string(R"pb(model_warmup { name: "w" batch_size: 1
+                                                         inputs { key: "x"
+                                                                  value { data_type: TYPE_FP32
+                                                                          dims: [ 4 ]
+                                                                          input_data_file: ")pb") +
+                         file + "\" } } }"),
+                HasSubstr(std::string("model_warmup 'w': input 'x': input_data_file '") + file +
+                          "' must be a relative path inside warmup/"))
+        << file;
+  }
+}
+
+TEST(ModelConfigValidatorTest, WarmupBatchSizeWithinMaxBatchSize) {
+  const std::string sample =
+      R"pb(inputs {
+             key: "x"
+             value {
+               data_type: TYPE_FP32
+               dims: [ 4 ]
+               zero_data: true
+             }
+           })pb";
+  EXPECT_THAT(Problems("model_warmup { name: \"w\" batch_size: 9 " + sample + " }"),
+              HasSubstr("model_warmup 'w': batch_size 9 is larger than max_batch_size 8"));
+  // batch_size 0 skips the sample.
+  EXPECT_EQ(Problems("model_warmup { name: \"w\" batch_size: 0 " + sample + " }"), "");
+
+  const std::string not_batching = R"pb(
+    name: "m"
+    max_batch_size: 0 input
+    [ {
+      name: "x"
+      data_type: TYPE_FP32
+      dims: [ 4 ]
+    }] output
+    [ {
+      name: "y"
+      data_type: TYPE_FP32
+      dims: [ 4 ]
+    }]
+  )pb";
+  EXPECT_TRUE(Validate(not_batching + "model_warmup { batch_size: 1 " + sample + " }").ok());
+  EXPECT_THAT(std::string(Validate(not_batching + "model_warmup { name: \"w\" batch_size: 2 " +
+                                   sample + " }")
+                              .message()),
+              HasSubstr("model_warmup 'w': batch_size 2 needs batching, but max_batch_size is 0"));
+}
+
+TEST(ModelConfigValidatorTest, WarmupIsNotForEnsembles) {
+  const absl::Status ensemble = Validate(
+      "name: \"e\" platform: \"ensemble\" input [ { name: \"a\" data_type: TYPE_FP32 dims: [1] } ] "
+      "output [ { name: \"b\" data_type: TYPE_FP32 dims: [1] } ] "
+      "model_warmup { batch_size: 1 inputs { key: \"a\" value { data_type: TYPE_FP32 dims: [1] "
+      "zero_data: true } } }");
+  EXPECT_THAT(std::string(ensemble.message()),
+              HasSubstr("model_warmup is not allowed for ensembles"));
+}
+
 }  // namespace
 }  // namespace inferd::repository

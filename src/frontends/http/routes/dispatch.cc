@@ -65,9 +65,11 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
       HandleInfer(context, std::move(request), std::move(responder));
       return;
     case Route::kRepositoryIndex:
+      responder.Send(HandleRepositoryIndex(*context, request));
+      return;
     case Route::kRepositoryLoad:
     case Route::kRepositoryUnload:
-      responder.Send(HandleRepository(*context, request));
+      HandleRepositoryControl(context, request, std::move(responder));
       return;
     default:
       break;

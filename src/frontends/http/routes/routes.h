@@ -13,8 +13,12 @@ HttpReply HandleHealth(const ServingContext& context, const RouteMatch& route);
 HttpReply HandleMetadata(const ServingContext& context, const RouteMatch& route);
 // GET /v2/models/stats and /v2/models/{M}[/versions/{V}]/stats.
 HttpReply HandleStatistics(const ServingContext& context, const RouteMatch& route);
-// POST /v2/repository[/{R}]/index and .../models/{M}/load|unload.
-HttpReply HandleRepository(const ServingContext& context, const IncomingRequest& request);
+// POST /v2/repository[/{R}]/index.
+HttpReply HandleRepositoryIndex(const ServingContext& context, const IncomingRequest& request);
+// POST /v2/repository[/{R}]/models/{M}/load|unload; answers asynchronously,
+// once the Server has loaded or unloaded the model (200, empty body).
+void HandleRepositoryControl(const std::shared_ptr<ServingContext>& context,
+                             const IncomingRequest& request, Responder responder);
 // POST /v2/models/{M}[/versions/{V}]/infer; answers asynchronously.
 void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
                  Responder responder);

@@ -261,15 +261,66 @@ TEST_F(GrpcFrontendTest, ModelStatisticsCountsRequestsAndNamesUnknownModels) {
 
 TEST_F(GrpcFrontendTest, LaterRpcsAreUnimplementedWithAMessage) {
   ::grpc::ClientContext c1, c2;
-  inference::RepositoryModelLoadRequest load;
-  inference::RepositoryModelLoadResponse loaded;
-  ::grpc::Status status = stub_->RepositoryModelLoad(&c1, load, &loaded);
+  inference::SystemSharedMemoryStatusRequest shm;
+  inference::SystemSharedMemoryStatusResponse shm_status;
+  ::grpc::Status status = stub_->SystemSharedMemoryStatus(&c1, shm, &shm_status);
   EXPECT_EQ(status.error_code(), Code::UNIMPLEMENTED);
-  EXPECT_THAT(status.error_message(), HasSubstr("RepositoryModelLoad"));
+  EXPECT_THAT(status.error_message(), HasSubstr("SystemSharedMemoryStatus"));
   auto stream = stub_->ModelStreamInfer(&c2);
   inference::ModelStreamInferResponse reply;
   EXPECT_FALSE(stream->Read(&reply));
   EXPECT_EQ(stream->Finish().error_code(), Code::UNIMPLEMENTED);
+}
+
+TEST_F(GrpcFrontendTest, RepositoryModelControlChecksTheRequest) {
+  inference::RepositoryModelLoadResponse loaded;
+  inference::RepositoryModelUnloadResponse unloaded;
+
+  ::grpc::ClientContext c1;
+  inference::RepositoryModelLoadRequest named;
+  named.set_repository_name("myrepo");
+  named.set_model_name("echo");
+  ::grpc::Status status = stub_->RepositoryModelLoad(&c1, named, &loaded);
+  EXPECT_EQ(status.error_code(), Code::UNIMPLEMENTED);
+  EXPECT_THAT(status.error_message(), HasSubstr("myrepo"));
+
+  ::grpc::ClientContext c2;
+  inference::RepositoryModelLoadRequest wrong_type;
+  wrong_type.set_model_name("echo");
+  (*wrong_type.mutable_parameters())["config"].set_bytes_param("{}");
+  status = stub_->RepositoryModelLoad(&c2, wrong_type, &loaded);
+  EXPECT_EQ(status.error_code(), Code::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("config"));
+
+  ::grpc::ClientContext c3;
+  inference::RepositoryModelUnloadRequest unload;
+  unload.set_model_name("echo");
+  (*unload.mutable_parameters())["unload_dependents"].set_string_param("yes");
+  status = stub_->RepositoryModelUnload(&c3, unload, &unloaded);
+  EXPECT_EQ(status.error_code(), Code::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("unload_dependents"));
+}
+
+// The default model control mode (none) refuses explicit control; the answer
+// comes from the Server's callback.
+TEST_F(GrpcFrontendTest, RepositoryModelControlNeedsExplicitMode) {
+  ::grpc::ClientContext c1, c2;
+  inference::RepositoryModelLoadRequest load;
+  load.set_model_name("echo");
+  inference::RepositoryModelLoadResponse loaded;
+  EXPECT_EQ(stub_->RepositoryModelLoad(&c1, load, &loaded).error_code(), Code::FAILED_PRECONDITION);
+  inference::RepositoryModelUnloadRequest unload;
+  unload.set_model_name("echo");
+  inference::RepositoryModelUnloadResponse unloaded;
+  EXPECT_EQ(stub_->RepositoryModelUnload(&c2, unload, &unloaded).error_code(),
+            Code::FAILED_PRECONDITION);
+  // Still serving.
+  ::grpc::ClientContext c3;
+  inference::ModelReadyRequest ready;
+  ready.set_name("echo");
+  inference::ModelReadyResponse is_ready;
+  ASSERT_TRUE(stub_->ModelReady(&c3, ready, &is_ready).ok());
+  EXPECT_TRUE(is_ready.ready());
 }
 
 TEST_F(GrpcFrontendTest, HealthCheckFollowsServerReadiness) {

@@ -10,9 +10,10 @@
 #   make test-integration  pytest against build/bin/inferd
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
-#   make bench             all three benchmarks below, one after the other
+#   make bench             all four benchmarks below, one after the other
 #   make bench-transport   inferd vs bare round trip vs in-process (bench/run.sh)
 #   make bench-batching    dynamic batching vs in-process (bench/batching.sh)
+#   make bench-lifecycle   p99 during version swaps, folder → serving, start-up (bench/lifecycle.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
@@ -37,7 +38,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 
 .PHONY: setup build serve test test-unit test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-scheduler tsan tsan-build format clean
+        bench-lifecycle bench-scheduler tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -96,6 +97,7 @@ SCHEDULER_BENCH := build/bin/bench/scheduler_bench --benchmark_repetitions=3 \
 bench: build
 	bench/run.sh
 	bench/batching.sh
+	bench/lifecycle.sh
 	$(SCHEDULER_BENCH)
 
 bench-transport: build
@@ -103,6 +105,9 @@ bench-transport: build
 
 bench-batching: build
 	bench/batching.sh
+
+bench-lifecycle: build
+	bench/lifecycle.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-# What bench/run.sh and bench/batching.sh share; sourced, not run. It cds to the
-# repository root, reads the common environment, checks the tools, makes $WORK
-# (removed on exit, with every process in PIDS stopped) and defines helpers.
+# What bench/run.sh, bench/batching.sh and bench/lifecycle.sh share; sourced, not run.
+# It cds to the repository root, reads the common environment, checks the tools, makes
+# $WORK (removed on exit, with every process in PIDS stopped) and defines helpers.
 #
 # Environment (all optional):
 #   INFERD_BINARY        inferd to measure (default build/bin/inferd)
 #   INFERD_BACKEND_DIR   its backends (default <binary dir>/../lib/backends)
 #   INFERD_BENCH_BIN     echo_server + ort_inprocess (default <binary dir>/bench)
 #   BENCH_REPEATS=3  BENCH_INTERVAL_MS=1500  BENCH_SERVER_CORE=0  BENCH_CLIENT_CORE=1
+#   BENCH_NEEDS          set by the sourcing script: the tools it requires (default
+#                        "perf_analyzer echo_server ort_inprocess")
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -27,9 +29,13 @@ REPORT="$PY bench/report.py"
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ -x "$PA" ] || die "$PA not found: run 'make setup'"
-for tool in echo_server ort_inprocess; do
-  [ -x "$INFERD_BENCH_BIN/$tool" ] || die "$INFERD_BENCH_BIN/$tool not found: build with INFERD_BUILD_BENCH=ON"
+# BENCH_NEEDS: the tools the sourcing script cannot do without (set it before sourcing).
+for tool in ${BENCH_NEEDS-perf_analyzer echo_server ort_inprocess}; do
+  if [ "$tool" = perf_analyzer ]; then
+    [ -x "$PA" ] || die "$PA not found: run 'make setup'"
+  else
+    [ -x "$INFERD_BENCH_BIN/$tool" ] || die "$INFERD_BENCH_BIN/$tool not found: build with INFERD_BUILD_BENCH=ON"
+  fi
 done
 if [ "$(nproc)" -lt 2 ]; then
   log "warning: one core only: client and server share it"

@@ -17,7 +17,8 @@ void LogStartupTable(const Server& server) {
     INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", e.name, name_width,
                     e.version.empty() ? "-" : e.version, e.state, e.reason);
   }
-  if (entries.empty()) INFERD_LOG_WARN("no models found in the model repositories");
+  // Explicit mode may start with nothing loaded on purpose.
+  if (entries.empty()) INFERD_LOG_WARN("no model is loaded (none found, or none asked for)");
 }
 
 void LogEndpointTable(const std::vector<Endpoint>& endpoints) {

@@ -290,15 +290,20 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
     return absl::OkStatus();
   }
   const TransitionPolicy policy = PolicyOf(*config);
-  if (policy == TransitionPolicy::kResourcePreserving) {
-    WaitReleased(Retire(record, plan.retire));
+  const bool unload_first = policy == TransitionPolicy::kResourcePreserving && !plan.retire.empty();
+  // LOADING is published together with the old versions leaving, so that
+  // the window's error always says why.
+  for (int64_t v : plan.load) {
+    record.loading[v] =
+        unload_first
+            ? "loading (resource-preserving transition: the previous version was unloaded first)"
+            : "loading";
   }
-  const std::string loading_reason =
-      policy == TransitionPolicy::kResourcePreserving && !plan.retire.empty()
-          ? "loading (resource-preserving transition: the previous version was unloaded first)"
-          : "loading";
-  for (int64_t v : plan.load) record.loading[v] = loading_reason;
-  PublishRecord(record);
+  if (unload_first) {
+    WaitReleased(Retire(record, plan.retire));
+  } else {
+    PublishRecord(record);
+  }
 
   std::map<int64_t, Record::Serving> loaded;
   std::vector<std::string> failures;
@@ -428,8 +433,13 @@ void ModelManager::PublishRecord(const Record& record, bool remove) {
   for (const auto& [v, reason] : record.loading) {
     versions[v] = VersionStatus{v, VersionState::kLoading, reason, nullptr};
   }
+  // A failed change leaves the old versions serving: their entries say so.
+  const std::string serving_reason =
+      record.reason.empty()
+          ? std::string()
+          : absl::StrCat("serving; the latest change failed to load: ", record.reason);
   for (const auto& [v, s] : record.serving) {
-    versions[v] = VersionStatus{v, VersionState::kReady, "", s.version};
+    versions[v] = VersionStatus{v, VersionState::kReady, serving_reason, s.version};
   }
   for (auto& [v, entry] : versions) status.versions.push_back(std::move(entry));
   base::MutexLock lock(&publish_mu_);

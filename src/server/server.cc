@@ -141,7 +141,7 @@ std::vector<ModelIndexEntry> Server::RepositoryIndex(bool ready_only) const {
 void Server::InferAsync(std::unique_ptr<core::InferRequest> request,
                         core::InferCallback on_complete) {
   if (stopping_.load(std::memory_order_acquire)) {
-    on_complete(absl::UnavailableError("server is stopping"));
+    on_complete(absl::UnavailableError("server is shutting down"));
     return;
   }
   auto loaded = models_->Resolve(request->model_name, request->model_version);

@@ -190,8 +190,9 @@ class Traffic:
         self.last = last
         self.results = [[] for _ in range(http + grpc)]
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._run, args=(i, "http" if i < http else "grpc"),
-                                          daemon=True) for i in range(http + grpc)]
+        protocols = ["http"] * http + ["grpc"] * grpc
+        self._threads = [threading.Thread(target=self._run, args=(i, p), daemon=True)
+                         for i, p in enumerate(protocols)]
         for thread in self._threads:
             thread.start()
 
@@ -255,11 +256,13 @@ class Traffic:
 
 
 class IndexWatcher:
-    """Polls the index of one model in the background; `seen` holds every
-    (version, state, reason) it ever showed."""
+    """Polls the index of one model and the server's readiness in the
+    background; `seen` holds every (version, state, reason) the index ever
+    showed, `readiness` every status /v2/health/ready answered."""
 
     def __init__(self, server, model):
         self.seen = set()
+        self.readiness = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(server, model), daemon=True)
         self._thread.start()
@@ -268,6 +271,7 @@ class IndexWatcher:
         while not self._stop.is_set():
             for version, (state, reason) in versions_of(server, model).items():
                 self.seen.add((version, state, reason))
+            self.readiness.add(http_status(server, "/v2/health/ready"))
             self._stop.wait(0.01)
 
     def ready_versions(self):
@@ -281,13 +285,16 @@ class IndexWatcher:
 def check_swaps(traffic, watcher, placed, alone):
     """The swap properties, for every outcome of every client thread:
     - no request failed;
-    - it was answered by a version the index showed READY;
+    - it was answered by a version the index showed READY (to the watcher
+      or to the test itself);
     - no version answered before its folder was in place (`placed[v]`);
     - a request sent after the test saw version w READY alone (`alone[w]`)
       was answered by w or a newer one;
-    - per client thread the versions never go back."""
+    - per client thread the versions never go back;
+    - the server stayed ready (deployment.md: a swap never makes it 400)."""
     assert traffic.failures() == [], traffic.failures()[:10]
-    ready = watcher.ready_versions()
+    assert watcher.readiness == {200}, watcher.readiness
+    ready = watcher.ready_versions() | set(alone)
     total = 0
     for thread in traffic.results:
         last = 0
@@ -344,15 +351,15 @@ def test_poll_swaps_under_load(repo, make_server, test_backends):
                 placed[version] = repo.add_version("m", version)
             wait_only_ready(server, "m", version)
             alone[version] = time.monotonic()
-            traffic.wait_each(lambda o, v=version: o.version == v, f"an answer from version {version}")
+            traffic.wait_each(lambda o, v=version: o.version == v,
+                              f"an answer from version {version}")
         elapsed = time.monotonic() - start
     finally:
         traffic.stop()
         watcher.stop()
     total = check_swaps(traffic, watcher, placed, alone)
-    # The slowly copied version was never loaded half-written.
-    assert not [s for s in watcher.seen if s[1] in ("UNAVAILABLE", "LOADING") and s[0] == 6
-                and "unknown directive" in s[2]], watcher.seen
+    # No version failed to load: in particular the slowly copied one (6) was
+    # never loaded half-written (its first piece is not a valid file).
     assert not [s for s in watcher.seen if s[1] == "UNAVAILABLE"], watcher.seen
     assert "failed to load" not in server.output()
     print(f"\npoll mode: 10 swaps in {elapsed:.2f} s, {total} requests, 0 failed")
@@ -566,7 +573,8 @@ def test_broken_config_keeps_the_old_one_serving(repo, make_server, test_backend
     wait_for(lambda: "failed to load" in server.output(), "the config error in the log")
     error = next(line for line in server.output().splitlines() if "failed to load" in line)
     assert f"{config}:9:" in error or f"{config}:10:" in error, error
-    assert versions_of(server, "m").get(1) == ("READY", "")
+    state, reason = versions_of(server, "m").get(1)
+    assert state == "READY" and "serving; the latest change failed to load" in reason, reason
     assert infer(server, "m") == 1 and infer(server, "m", protocol="grpc") == 1
     # Polling goes on: the fixed config is picked up (a parameter makes the
     # reload visible).
@@ -597,7 +605,8 @@ def test_corrupt_onnx_version(tmp_path, make_server):
     v = wait_versions(server, "simple", lambda v: v.get(2, ("",))[0] == "UNAVAILABLE",
                       "version 2 UNAVAILABLE")
     assert v.get(1) == ("READY", ""), v
-    assert v[2][1], v
+    print(f"\ncorrupt model.onnx: {v[2][1]}")
+    assert "model.onnx" in v[2][1] or "protobuf" in v[2][1].lower(), v
     client = httpclient.InferenceServerClient(server.http_url)
     inputs = []
     for name in ("INPUT0", "INPUT1"):
@@ -616,8 +625,7 @@ def test_corrupt_onnx_version(tmp_path, make_server):
 def test_poll_adds_and_removes_models(repo, make_server, test_backends):
     repo.add_model("a")
     server = make_server(repo.root, *POLL, backends=test_backends)
-    status, _ = infer_error(server, "b")
-    assert status == "400" or status == "404", status
+    assert infer_error(server, "b")[0] == "404"
     repo.add_model("b")
     wait_only_ready(server, "b", 1)
     assert infer(server, "b") == 1 and infer(server, "b", protocol="grpc") == 1
@@ -677,8 +685,10 @@ def test_sigterm_under_load(repo, make_server, test_backends, tmp_path):
                  "readiness to turn false",
                  timeout=1.0)
         ready_off = time.monotonic()
-        # The grace period: live, serving, readiness false.
+        # The grace period: live, serving, readiness false (over gRPC too).
         assert http_status(server, "/v2/health/live") == 200
+        with grpcclient.InferenceServerClient(server.grpc_url) as health:
+            assert health.is_server_live() and not health.is_server_ready()
         traffic.wait_each(lambda o: o.error is None and o.sent > ready_off,
                           "a success sent after readiness turned false", timeout=5)
         assert http_status(server, "/v2/health/live") == 200
@@ -706,7 +716,8 @@ def test_sigterm_under_load(repo, make_server, test_backends, tmp_path):
         assert outcome.sent > signalled
     successes = [o for o in traffic.all() if o.error is None]
     in_grace = [o for o in successes if o.sent > ready_off]
-    print(f"\nSIGTERM: readiness false after {ready_off - signalled:.3f} s; {len(in_grace)} requests "
+    print(f"\nSIGTERM: readiness false after {ready_off - signalled:.3f} s; "
+          f"{len(in_grace)} requests "
           f"served in the grace period; {len(failures)} refused after it "
           f"(\"{failures[0].error[1]}\"); exit 0 after the gate opened")
 

@@ -25,7 +25,7 @@ namespace inferd::lifecycle::test {
 // Yields until `condition()` holds or `limit` has passed (a bound against a
 // hang, never a wait for time to pass); returns whether it holds.
 inline bool WaitUntil(const std::function<bool()>& condition,
-                      std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+                      std::chrono::milliseconds limit = std::chrono::seconds(10)) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!condition()) {
     if (std::chrono::steady_clock::now() > deadline) return false;

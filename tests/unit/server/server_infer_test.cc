@@ -185,7 +185,7 @@ TEST_F(ServerInferTest, StopAnswersAcceptedRequestsThenRefusesNewOnes) {
   }
   auto after = Infer(IdentityRequest());
   EXPECT_TRUE(absl::IsUnavailable(after.status()));
-  EXPECT_THAT(std::string(after.status().message()), HasSubstr("server is stopping"));
+  EXPECT_THAT(std::string(after.status().message()), HasSubstr("server is shutting down"));
 }
 
 }  // namespace

@@ -76,10 +76,10 @@ asan-test-unit: asan-build
 asan-test-integration: asan-build
 	$(call run_pytest,build/asan/bin/inferd,$(SANITIZER_ENV))
 
-# TSan covers the scheduler, the statistics and what they share with the
+# TSan covers the scheduler, the lifecycle, the statistics and what they share with the
 # frontends (the tests labelled `tsan`). Only those targets are built: the
 # rest of the tree runs under ASan, and ONNX Runtime is not instrumented.
-TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test model_stats_test cancellation_test
+TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test model_stats_test cancellation_test lifecycle_transitions_test inferd_fake
 
 tsan: tsan-build
 	ctest --preset tsan -L tsan

@@ -173,7 +173,7 @@ void ModelManager::RunOnPool(const std::string& name,
   pool_.Schedule([this, &record, operation = std::move(operation), done = std::move(done)] {
     absl::Status status;
     {
-      std::lock_guard<std::mutex> lock(record.op_mu);
+      std::lock_guard<std::timed_mutex> lock(record.op_mu);
       status = stopping_.load(std::memory_order_acquire)
                    ? absl::UnavailableError("server is shutting down")
                    : operation(record);
@@ -301,6 +301,10 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
   }
   if (unload_first) {
     WaitReleased(Retire(record, plan.retire));
+    if (stopping_.load(std::memory_order_acquire)) {
+      record.loading.clear();
+      return absl::UnavailableError("server is shutting down");
+    }
   } else {
     PublishRecord(record);
   }
@@ -404,13 +408,18 @@ void ModelManager::OnReleased(uint64_t id) {
 absl::Status ModelManager::ApplyUnload(Record& record, bool keep_entry) {
   std::vector<int64_t> versions;
   for (const auto& [v, s] : record.serving) versions.push_back(v);
+  std::set<int64_t> shown(versions.begin(), versions.end());
+  for (const auto& [v, reason] : record.failed) shown.insert(v);
   record.wanted = false;
   record.unloaded = keep_entry;
   record.loading.clear();
   record.failed.clear();
   record.reason.clear();
   if (keep_entry) {
-    for (int64_t v : versions) record.failed[v] = kUnloadedReason;
+    // Every version the index listed now says "unloaded" (a model that
+    // never loaded says it at model level).
+    for (int64_t v : shown) record.failed[v] = kUnloadedReason;
+    if (shown.empty()) record.reason = kUnloadedReason;
   }
   WaitReleased(Retire(record, versions));
   record.applied = {};
@@ -598,35 +607,56 @@ void ModelManager::UnloadAll(std::chrono::milliseconds drain, const absl::Status
     std::lock_guard<std::mutex> lock(records_mu_);
     for (auto& [name, record] : records_) records.push_back(record.get());
   }
+  const auto deadline =
+      drain == std::chrono::milliseconds::max()
+          ? std::chrono::steady_clock::time_point::max()
+          : std::chrono::steady_clock::now() + drain;
   // Take everything out of service without waiting (a transition in
-  // progress finishes first: its op_mu).
+  // progress finishes first: its op_mu). A transition that is itself
+  // waiting for requests (resource-preserving) is unblocked at the deadline.
   for (Record* record : records) {
-    std::lock_guard<std::mutex> lock(record->op_mu);
+    std::unique_lock<std::timed_mutex> lock(record->op_mu, std::defer_lock);
+    if (!lock.try_lock_until(deadline)) {
+      FailRetiring(expired);
+      lock.lock();
+    }
     std::vector<int64_t> versions;
     for (const auto& [v, s] : record->serving) versions.push_back(v);
     record->wanted = false;
     record->loading.clear();
     Retire(*record, versions);
   }
-  base::MutexLock lock(&publish_mu_);
-  const bool drained = publish_mu_.AwaitWithTimeout(
-      [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); },
-      drain == std::chrono::milliseconds::max() ? std::chrono::milliseconds(24LL * 3600 * 1000 * 365)
-                                                : drain);
+  bool drained = false;
+  {
+    base::MutexLock lock(&publish_mu_);
+    const auto left = deadline - std::chrono::steady_clock::now();
+    drained = publish_mu_.AwaitWithTimeout(
+        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); },
+        deadline == std::chrono::steady_clock::time_point::max()
+            ? std::chrono::steady_clock::duration(std::chrono::hours(24 * 365))
+            : std::max(left, std::chrono::steady_clock::duration::zero()));
+  }
   if (!drained) {
-    std::vector<std::shared_ptr<ModelVersion>> left;
-    for (const auto& [id, entry] : retiring_) {
-      if (auto version = entry.weak.lock()) left.push_back(std::move(version));
-    }
-    publish_mu_.Unlock();
-    INFERD_LOG_WARN("drain time is up; answering the requests still queued in {} model versions",
-                    left.size());
-    for (auto& version : left) version->FailQueued(expired);
-    left.clear();
-    publish_mu_.Lock();
+    FailRetiring(expired);
+    base::MutexLock lock(&publish_mu_);
     publish_mu_.Await(
         [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); });
   }
+}
+
+void ModelManager::FailRetiring(const absl::Status& status) {
+  std::vector<std::shared_ptr<ModelVersion>> left;
+  {
+    base::MutexLock lock(&publish_mu_);
+    for (const auto& [id, entry] : retiring_) {
+      if (auto version = entry.weak.lock()) left.push_back(std::move(version));
+    }
+  }
+  INFERD_LOG_WARN("drain time is up; answering the requests still queued in {} model version(s)",
+                  left.size());
+  // Outside the lock: completions run request callbacks, and dropping the
+  // last pin hands a version to the unloader.
+  for (auto& version : left) version->FailQueued(status);
 }
 
 }  // namespace inferd::lifecycle

@@ -119,7 +119,9 @@ class ModelManager {
   struct Record {
     explicit Record(std::string model) : name(std::move(model)) {}
     const std::string name;
-    std::mutex op_mu;  // held for a whole transition, never on the request path
+    // Held for a whole transition, never on the request path. Timed: a
+    // shutdown waits for it only until its drain deadline.
+    std::timed_mutex op_mu;
     // Guarded by op_mu:
     bool wanted = false;        // should be loaded (shown by strict readiness)
     bool unloaded = false;      // explicitly unloaded: index says "unloaded"
@@ -164,6 +166,8 @@ class ModelManager {
   // returns their ids. REQUIRES record.op_mu.
   std::vector<uint64_t> Retire(Record& record, const std::vector<int64_t>& versions);
   void WaitReleased(const std::vector<uint64_t>& ids);
+  // Answers the queued requests of every version still retiring with `status`.
+  void FailRetiring(const absl::Status& status);
   void OnReleased(uint64_t id);
   // Publishes `record`'s state (REQUIRES its op_mu).
   void PublishRecord(const Record& record, bool remove = false);

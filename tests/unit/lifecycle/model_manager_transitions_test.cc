@@ -34,16 +34,17 @@ extern "C" const char* __tsan_default_suppressions() { return "race:std::_Sp_ato
 namespace inferd::lifecycle {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using test::CapturedResult;
 using test::EventLog;
 using test::WaitUntil;
+using ::testing::ElementsAre;
 using testing::FakeConfig;
+using ::testing::HasSubstr;
 
-constexpr char kIO[] = R"pb(
+// Raw strings without the `pb` delimiter: clang-format leaves them alone.
+constexpr char kIO[] = R"(
   input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ]
-  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ])pb";
+  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ])";
 constexpr char kModelFile[] = "input INPUT0 INT32 -1 4\noutput OUTPUT0 INT32 -1 4\n";
 
 // The config of kIO as the load API's JSON, with max_batch_size 2.
@@ -52,10 +53,10 @@ constexpr char kOverrideJson[] = R"({
   "input": [ { "name": "INPUT0", "data_type": "TYPE_INT32", "dims": [ 4 ] } ],
   "output": [ { "name": "OUTPUT0", "data_type": "TYPE_INT32", "dims": [ 4 ] } ] })";
 
-#define ASSERT_OK(expr)                      \
-  do {                                       \
-    const absl::Status status_ = (expr);     \
-    ASSERT_TRUE(status_.ok()) << status_;    \
+#define ASSERT_OK(expr)                   \
+  do {                                    \
+    const absl::Status status_ = (expr);  \
+    ASSERT_TRUE(status_.ok()) << status_; \
   } while (false)
 
 ModelLoadSpec Spec(std::string name, std::string config_json = "",
@@ -75,9 +76,9 @@ absl::StatusOr<core::InferResponse> Infer(const std::shared_ptr<ModelVersion>& v
   request->model_name = version->name();
   request->inputs.push_back(testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {4},
                                                          {value, value + 1, value + 2, value + 3}));
-  version->Submit(std::make_unique<INFERD_Request>(std::move(request), result->Callback(),
-                                                   version->io(), std::vector<std::string>{"OUTPUT0"},
-                                                   1, std::shared_ptr<const void>(version, nullptr)));
+  version->Submit(std::make_unique<INFERD_Request>(
+      std::move(request), result->Callback(), version->io(), std::vector<std::string>{"OUTPUT0"}, 1,
+      std::shared_ptr<const void>(version, nullptr)));
   return result->Wait();
 }
 
@@ -234,7 +235,7 @@ TEST_F(TransitionsTest, PollNeverLoadsAFolderThatChangedSinceThePreviousPoll) {
   WriteVersion(2, "input INPUT0 INT32 -1 4\noutp");  // half copied: would fail to load
   manager->PollOnce();
   EXPECT_EQ(States(*manager), "1 READY");
-  WriteVersion(2);  // the copy completes (another size)
+  WriteVersion(2);      // the copy completes (another size)
   manager->PollOnce();  // changed since the previous poll: still waits
   EXPECT_EQ(States(*manager), "1 READY");
   manager->PollOnce();
@@ -389,10 +390,10 @@ TEST_F(TransitionsTest, ResourcePreservingUnloadsTheOldVersionBeforeLoadingTheNe
 }
 
 TEST_F(TransitionsTest, TheConfigParameterChoosesThePolicyPerModel) {
-  constexpr char kResource[] =
-      R"pb(parameters { key: "version_transition_policy" value: { string_value: "resource_preserving" } })pb";
-  constexpr char kAvailability[] =
-      R"pb(parameters { key: "version_transition_policy" value: { string_value: "availability_preserving" } })pb";
+  constexpr char kResource[] = R"(
+  parameters { key: "version_transition_policy" value: { string_value: "resource_preserving" } })";
+  constexpr char kAvailability[] = R"(
+  parameters { key: "version_transition_policy" value: { string_value: "availability_preserving" } })";
   WriteModel("m", FakeConfig(std::string(kIO) + kResource), {1});
   {
     auto manager = Create(ModelControlMode::kExplicit);  // server default: availability
@@ -546,13 +547,13 @@ TEST_F(TransitionsTest, LoadFromFileParameters) {
 
 TEST_F(TransitionsTest, UnloadAllAnswersTheStillQueuedRequestsWhenTheDrainRunsOut) {
   auto queued = std::make_shared<std::atomic<int>>(0);
-  auto manager = Create(Options(ModelControlMode::kNone,
-                                [queued](const inference::ModelConfig&,
-                                         std::vector<std::unique_ptr<backends::BackendInstance>>
-                                             instances) -> absl::StatusOr<std::unique_ptr<Scheduler>> {
-                                  return std::make_unique<QueueingScheduler>(std::move(instances),
-                                                                             queued);
-                                }));
+  auto manager =
+      Create(Options(ModelControlMode::kNone,
+                     [queued](const inference::ModelConfig&,
+                              std::vector<std::unique_ptr<backends::BackendInstance>> instances)
+                         -> absl::StatusOr<std::unique_ptr<Scheduler>> {
+                       return std::make_unique<QueueingScheduler>(std::move(instances), queued);
+                     }));
   ASSERT_NE(manager, nullptr);
   CapturedResult result;
   {
@@ -651,8 +652,8 @@ TEST_F(TransitionsTest, VersionSwapsUnderConcurrentRequestsFailNone) {
         // only the request keeps the version alive.
         auto request = std::make_unique<core::InferRequest>();
         request->model_name = "m";
-        request->inputs.push_back(testing::MakeTensor<int32_t>(
-            "INPUT0", core::DataType::kInt32, {4}, {value, value, value, value}));
+        request->inputs.push_back(testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32,
+                                                               {4}, {value, value, value, value}));
         auto io = (*version)->io();
         std::shared_ptr<const void> pin(*version, nullptr);
         auto& target = **version;

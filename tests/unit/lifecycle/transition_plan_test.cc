@@ -81,8 +81,8 @@ TEST(TransitionPlanTest, SelectedButMissingFingerprintReloads) {
 
 TEST(TransitionPlanTest, SpecificPolicyPicks) {
   // Policy "specific { versions: [1, 3] }" over folders 1..4, serving 1 and 2.
-  const TransitionPlan plan = PlanTransition({1, 3}, {{1, 11}, {2, 22}, {3, 33}, {4, 44}},
-                                             {{1, 11}, {2, 22}}, false);
+  const TransitionPlan plan =
+      PlanTransition({1, 3}, {{1, 11}, {2, 22}, {3, 33}, {4, 44}}, {{1, 11}, {2, 22}}, false);
   EXPECT_THAT(plan.load, ElementsAre(3));
   EXPECT_THAT(plan.keep, ElementsAre(1));
   EXPECT_THAT(plan.retire, ElementsAre(2));
@@ -90,8 +90,8 @@ TEST(TransitionPlanTest, SpecificPolicyPicks) {
 
 TEST(TransitionPlanTest, RetireIsAscendingAcrossBothReasons) {
   // 3 leaves because it changed, 1 and 5 because they are no longer selected.
-  const TransitionPlan plan = PlanTransition({2, 3}, {{2, 22}, {3, 99}},
-                                             {{1, 11}, {2, 22}, {3, 33}, {5, 55}}, false);
+  const TransitionPlan plan =
+      PlanTransition({2, 3}, {{2, 22}, {3, 99}}, {{1, 11}, {2, 22}, {3, 33}, {5, 55}}, false);
   EXPECT_THAT(plan.load, ElementsAre(3));
   EXPECT_THAT(plan.keep, ElementsAre(2));
   EXPECT_THAT(plan.retire, ElementsAre(1, 3, 5));

@@ -39,8 +39,8 @@ struct Probe {
   }
   bool AwaitStopEntered() {
     base::MutexLock lock(&mu);
-    return mu.AwaitWithTimeout(
-        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return stop_entered; }, kLimit);
+    return mu.AwaitWithTimeout([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return stop_entered; },
+                               kLimit);
   }
   bool IsDeleted() {
     base::MutexLock lock(&mu);

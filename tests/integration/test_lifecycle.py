@@ -760,6 +760,10 @@ def rss_kib(pid):
     raise AssertionError("no VmRSS")
 
 
+# ASan keeps freed memory in its quarantine (256 MB by default) and never
+# trims, so RSS says nothing about unload there; the release run measures it.
+@pytest.mark.skipif("ASAN_OPTIONS" in os.environ,
+                    reason="RSS is meaningless under AddressSanitizer's allocator")
 def test_memory_returns_after_load_unload_cycles(make_server):
     server = make_server(EXAMPLES, *EXPLICIT)
     base = f"http://{server.http_url}/v2/repository/models/ocr_cls"

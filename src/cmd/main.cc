@@ -2,14 +2,14 @@
 // The inferd executable: flags -> ServerOptions and frontend options, logging
 // set-up, the start-up model table, and a clean stop on SIGINT/SIGTERM.
 #include <malloc.h>
+#include <pthread.h>
 
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <pthread.h>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -51,39 +51,46 @@ struct Flags {
 };
 
 void AddLifecycleFlags(CLI::App& serve, Flags& flags) {
-  serve.add_option("--model-control-mode", flags.model_control_mode,
-                   "none: load every model at start-up; poll: also apply repository changes; "
-                   "explicit: load only --load-model and what the load API asks for")
+  serve
+      .add_option("--model-control-mode", flags.model_control_mode,
+                  "none: load every model at start-up; poll: also apply repository changes; "
+                  "explicit: load only --load-model and what the load API asks for")
       ->check(CLI::IsMember({"none", "poll", "explicit"}))
       ->capture_default_str();
   serve.add_option("--load-model", flags.server.startup_models,
                    "Explicit mode: a model to load at start-up (repeat; * loads all)");
-  serve.add_option("--repository-poll-secs", flags.server.repository_poll_secs,
-                   "Poll mode: seconds between two repository scans; a change is applied once "
-                   "the folder is unchanged across two scans")
+  serve
+      .add_option("--repository-poll-secs", flags.server.repository_poll_secs,
+                  "Poll mode: seconds between two repository scans; a change is applied once "
+                  "the folder is unchanged across two scans")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  serve.add_option("--model-load-thread-count", flags.server.model_load_threads,
-                   "Threads that load and warm up models (0: min(4, cores))")
+  serve
+      .add_option("--model-load-thread-count", flags.server.model_load_threads,
+                  "Threads that load and warm up models (0: min(4, cores))")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  serve.add_option("--version-transition-policy", flags.version_transition_policy,
-                   "How a new version replaces the old one: availability_preserving (load the "
-                   "new one first) or resource_preserving (unload the old one first)")
+  serve
+      .add_option("--version-transition-policy", flags.version_transition_policy,
+                  "How a new version replaces the old one: availability_preserving (load the "
+                  "new one first) or resource_preserving (unload the old one first)")
       ->check(CLI::IsMember({"availability_preserving", "resource_preserving"}))
       ->capture_default_str();
-  serve.add_option("--strict-readiness", flags.server.strict_readiness,
-                   "Ready only when every model that should be loaded is ready")
+  serve
+      .add_option("--strict-readiness", flags.server.strict_readiness,
+                  "Ready only when every model that should be loaded is ready")
       ->expected(0, 1)
       ->default_str("true");
-  serve.add_option("--shutdown-grace-secs", flags.shutdown_grace_secs,
-                   "On SIGTERM: keep serving this long with readiness false, so load balancers "
-                   "stop sending, before no longer accepting requests")
+  serve
+      .add_option("--shutdown-grace-secs", flags.shutdown_grace_secs,
+                  "On SIGTERM: keep serving this long with readiness false, so load balancers "
+                  "stop sending, before no longer accepting requests")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  serve.add_option("--exit-timeout-secs", flags.exit_timeout_secs,
-                   "On SIGTERM, after the grace period: time to finish accepted requests before "
-                   "those still queued are answered with an error")
+  serve
+      .add_option("--exit-timeout-secs", flags.exit_timeout_secs,
+                  "On SIGTERM, after the grace period: time to finish accepted requests before "
+                  "those still queued are answered with an error")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }
@@ -130,27 +137,44 @@ bool ApplyBucketFlags(const MetricsFlags& flags, inferd::ServerOptions& server) 
 }
 
 void AddServeFlags(CLI::App& serve, Flags& flags) {
-  serve.add_option("--model-repository", flags.server.model_repositories,
-                   "Model repository folder (repeat for several)")->required();
-  serve.add_option("--backend-directory", flags.server.backend_directory,
-                   "Folder with <backend>/libinferd_<backend>.so (default: ../lib/backends beside the binary)");
-  serve.add_option("--host", flags.http.host, "Address the HTTP and gRPC endpoints listen on")->capture_default_str();
-  serve.add_option("--http-port", flags.http.port, "HTTP/REST port (0 picks a free one)")->capture_default_str();
-  serve.add_option("--grpc-port", flags.grpc.port, "gRPC port (0 picks a free one)")->capture_default_str();
+  serve
+      .add_option("--model-repository", flags.server.model_repositories,
+                  "Model repository folder (repeat for several)")
+      ->required();
+  serve.add_option(
+      "--backend-directory", flags.server.backend_directory,
+      "Folder with <backend>/libinferd_<backend>.so (default: ../lib/backends beside the binary)");
+  serve.add_option("--host", flags.http.host, "Address the HTTP and gRPC endpoints listen on")
+      ->capture_default_str();
+  serve.add_option("--http-port", flags.http.port, "HTTP/REST port (0 picks a free one)")
+      ->capture_default_str();
+  serve.add_option("--grpc-port", flags.grpc.port, "gRPC port (0 picks a free one)")
+      ->capture_default_str();
   serve.add_option("--http-threads", flags.http.threads, "HTTP I/O threads")->capture_default_str();
-  serve.add_option("--http-max-body-bytes", flags.http.max_body_bytes,
-                   "Largest HTTP request body accepted (after decompression)")->capture_default_str();
-  serve.add_option("--http-max-json-input-bytes", flags.http.max_json_input_bytes,
-                   "Largest total tensor data decoded from JSON in one request")->capture_default_str();
-  serve.add_option("--grpc-max-message-bytes", flags.grpc.max_message_bytes,
-                   "Largest gRPC message sent or received")->capture_default_str();
-  serve.add_option("--grpc-max-concurrent-streams", flags.grpc.max_concurrent_streams,
-                   "HTTP/2 streams one gRPC connection may open at once")->capture_default_str();
-  serve.add_option("--cpu-cores", flags.server.cpu_cores,
-                   "Cores the default thread counts are sized for (0: all available)")->capture_default_str();
+  serve
+      .add_option("--http-max-body-bytes", flags.http.max_body_bytes,
+                  "Largest HTTP request body accepted (after decompression)")
+      ->capture_default_str();
+  serve
+      .add_option("--http-max-json-input-bytes", flags.http.max_json_input_bytes,
+                  "Largest total tensor data decoded from JSON in one request")
+      ->capture_default_str();
+  serve
+      .add_option("--grpc-max-message-bytes", flags.grpc.max_message_bytes,
+                  "Largest gRPC message sent or received")
+      ->capture_default_str();
+  serve
+      .add_option("--grpc-max-concurrent-streams", flags.grpc.max_concurrent_streams,
+                  "HTTP/2 streams one gRPC connection may open at once")
+      ->capture_default_str();
+  serve
+      .add_option("--cpu-cores", flags.server.cpu_cores,
+                  "Cores the default thread counts are sized for (0: all available)")
+      ->capture_default_str();
   serve.add_flag("--disable-auto-complete-config", flags.disable_auto_complete,
                  "Require a complete config.pbtxt; never derive one from the model file");
-  serve.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")->capture_default_str();
+  serve.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str();
   AddMetricsFlags(serve, flags.metrics);
   AddLifecycleFlags(serve, flags);
 }
@@ -188,7 +212,8 @@ void LimitMallocArenas(int cpu_cores) {
 
 int Serve(Flags& flags) {
   LimitMallocArenas(flags.server.cpu_cores);
-  if (flags.server.backend_directory.empty()) flags.server.backend_directory = DefaultBackendDirectory();
+  if (flags.server.backend_directory.empty())
+    flags.server.backend_directory = DefaultBackendDirectory();
   if (auto status = inferd::base::SetLogLevel(flags.log_level); !status.ok()) {
     std::cerr << status.message() << "\n";
     return 2;
@@ -196,7 +221,8 @@ int Serve(Flags& flags) {
   if (!ApplyBucketFlags(flags.metrics, flags.server)) return 2;
   const sigset_t stop_signals = BlockStopSignals();
   flags.server.auto_complete_config = !flags.disable_auto_complete;
-  flags.server.model_control_mode = *inferd::lifecycle::ParseModelControlMode(flags.model_control_mode);
+  flags.server.model_control_mode =
+      *inferd::lifecycle::ParseModelControlMode(flags.model_control_mode);
   flags.server.version_transition_policy =
       *inferd::lifecycle::ParseTransitionPolicy(flags.version_transition_policy);
   // Endpoints first, models second: liveness answers while models load.

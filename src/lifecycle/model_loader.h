@@ -9,13 +9,12 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
-#include <optional>
-
 #include "absl/status/statusor.h"
-#include "base/mutex.h"
 #include "backends/abi/backend_library.h"
+#include "base/mutex.h"
 #include "core/model_stats.h"
 #include "lifecycle/scheduler.h"
 #include "lifecycle/serving_table.h"

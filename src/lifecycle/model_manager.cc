@@ -141,8 +141,7 @@ absl::StatusOr<ModelManager::Target> ModelManager::FindInRepositories(
     target.source = ModelSource{location.name, location.directory, location.problem, {}};
     return target;
   }
-  return absl::NotFoundError(
-      absl::StrCat("no model repository has a model named '", name, "'"));
+  return absl::NotFoundError(absl::StrCat("no model repository has a model named '", name, "'"));
 }
 
 absl::StatusOr<ModelManager::Target> ModelManager::TargetFor(const ModelLoadSpec& spec) const {
@@ -173,7 +172,7 @@ void ModelManager::RunOnPool(const std::string& name,
   pool_.Schedule([this, &record, operation = std::move(operation), done = std::move(done)] {
     absl::Status status;
     {
-      std::lock_guard<std::timed_mutex> lock(record.op_mu);
+      std::lock_guard<base::TimedMutex> lock(record.op_mu);
       status = stopping_.load(std::memory_order_acquire)
                    ? absl::UnavailableError("server is shutting down")
                    : operation(record);
@@ -184,10 +183,10 @@ void ModelManager::RunOnPool(const std::string& name,
 
 void ModelManager::LoadAsync(ModelLoadSpec spec, ControlDone done) {
   if (options_.mode != ModelControlMode::kExplicit) {
-    done(absl::FailedPreconditionError(absl::StrCat(
-        "explicit model load / unload is not allowed: the server runs with "
-        "--model-control-mode ",
-        std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
+    done(absl::FailedPreconditionError(
+        absl::StrCat("explicit model load / unload is not allowed: the server runs with "
+                     "--model-control-mode ",
+                     std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
     return;
   }
   if (stopping_.load(std::memory_order_acquire)) {
@@ -209,10 +208,10 @@ void ModelManager::LoadAsync(ModelLoadSpec spec, ControlDone done) {
 
 void ModelManager::UnloadAsync(std::string name, ControlDone done) {
   if (options_.mode != ModelControlMode::kExplicit) {
-    done(absl::FailedPreconditionError(absl::StrCat(
-        "explicit model load / unload is not allowed: the server runs with "
-        "--model-control-mode ",
-        std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
+    done(absl::FailedPreconditionError(
+        absl::StrCat("explicit model load / unload is not allowed: the server runs with "
+                     "--model-control-mode ",
+                     std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
     return;
   }
   {
@@ -323,10 +322,9 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
     }
     const uint64_t id = next_id_.fetch_add(1);
     auto fingerprint = target.fingerprint.versions.find(v);
-    loaded[v] = Record::Serving{unloader_.Adopt(std::move(*version), id),
-                                fingerprint == target.fingerprint.versions.end() ? 0
-                                                                                 : fingerprint->second,
-                                id};
+    loaded[v] = Record::Serving{
+        unloader_.Adopt(std::move(*version), id),
+        fingerprint == target.fingerprint.versions.end() ? 0 : fingerprint->second, id};
     INFERD_LOG_INFO("model '{}' version {} is ready", record.name, v);
   }
   std::vector<int64_t> retire;
@@ -337,7 +335,8 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
     const bool replacement_ready = !loaded.empty() || !plan.keep.empty();
     if (replacement_ready) retire = plan.retire;
   }
-  if (!loaded.empty() || record.serving.empty() || policy == TransitionPolicy::kResourcePreserving) {
+  if (!loaded.empty() || record.serving.empty() ||
+      policy == TransitionPolicy::kResourcePreserving) {
     record.config = config;
   }
   // The new versions take the traffic and the old ones leave in one publish.
@@ -360,8 +359,8 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
   }
   if (target.override_folder) record.override_folder = target.override_folder;
   if (!failures.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("failed to load '", record.name, "': ",
-                                                   absl::StrJoin(failures, "; ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("failed to load '", record.name, "': ", absl::StrJoin(failures, "; ")));
   }
   return absl::OkStatus();
 }
@@ -470,8 +469,9 @@ void ModelManager::RepublishLocked() {
                            [&](const VersionStatus& v) { return v.version == entry.version; });
     if (it == status.versions.end()) {
       status.versions.push_back({entry.version, VersionState::kUnloading, "unloading", nullptr});
-      std::sort(status.versions.begin(), status.versions.end(),
-                [](const VersionStatus& a, const VersionStatus& b) { return a.version < b.version; });
+      std::sort(
+          status.versions.begin(), status.versions.end(),
+          [](const VersionStatus& a, const VersionStatus& b) { return a.version < b.version; });
     } else if (it->state == VersionState::kUnavailable) {
       *it = {entry.version, VersionState::kUnloading, "unloading", nullptr};
     }
@@ -607,15 +607,14 @@ void ModelManager::UnloadAll(std::chrono::milliseconds drain, const absl::Status
     std::lock_guard<std::mutex> lock(records_mu_);
     for (auto& [name, record] : records_) records.push_back(record.get());
   }
-  const auto deadline =
-      drain == std::chrono::milliseconds::max()
-          ? std::chrono::steady_clock::time_point::max()
-          : std::chrono::steady_clock::now() + drain;
+  const auto deadline = drain == std::chrono::milliseconds::max()
+                            ? std::chrono::steady_clock::time_point::max()
+                            : std::chrono::steady_clock::now() + drain;
   // Take everything out of service without waiting (a transition in
   // progress finishes first: its op_mu). A transition that is itself
   // waiting for requests (resource-preserving) is unblocked at the deadline.
   for (Record* record : records) {
-    std::unique_lock<std::timed_mutex> lock(record->op_mu, std::defer_lock);
+    std::unique_lock<base::TimedMutex> lock(record->op_mu, std::defer_lock);
     if (!lock.try_lock_until(deadline)) {
       FailRetiring(expired);
       lock.lock();
@@ -639,8 +638,8 @@ void ModelManager::UnloadAll(std::chrono::milliseconds drain, const absl::Status
   if (!drained) {
     FailRetiring(expired);
     base::MutexLock lock(&publish_mu_);
-    publish_mu_.Await(
-        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); });
+    publish_mu_.Await([this]()
+                          ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); });
   }
 }
 

@@ -121,10 +121,10 @@ class ModelManager {
     const std::string name;
     // Held for a whole transition, never on the request path. Timed: a
     // shutdown waits for it only until its drain deadline.
-    std::timed_mutex op_mu;
+    base::TimedMutex op_mu;
     // Guarded by op_mu:
-    bool wanted = false;        // should be loaded (shown by strict readiness)
-    bool unloaded = false;      // explicitly unloaded: index says "unloaded"
+    bool wanted = false;                   // should be loaded (shown by strict readiness)
+    bool unloaded = false;                 // explicitly unloaded: index says "unloaded"
     repository::ModelFingerprint applied;  // what the last transition acted on
     std::shared_ptr<const inference::ModelConfig> config;  // of the serving versions
     struct Serving {

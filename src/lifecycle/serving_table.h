@@ -48,7 +48,9 @@ struct ServingSnapshot {
 class ServingTable {
  public:
   ServingTable() : current_(std::make_shared<const ServingSnapshot>()) {}
-  std::shared_ptr<const ServingSnapshot> Get() const { return current_.load(std::memory_order_acquire); }
+  std::shared_ptr<const ServingSnapshot> Get() const {
+    return current_.load(std::memory_order_acquire);
+  }
   void Publish(std::shared_ptr<const ServingSnapshot> snapshot) {
     current_.store(std::move(snapshot), std::memory_order_release);
   }

@@ -59,18 +59,17 @@ void VersionUnloader::Run(Queue& queue) {
 std::shared_ptr<ModelVersion> VersionUnloader::Adopt(std::unique_ptr<ModelVersion> version,
                                                      uint64_t id) {
   std::weak_ptr<Queue> weak_queue = queue_;
-  return std::shared_ptr<ModelVersion>(
-      version.release(), [weak_queue, id](ModelVersion* released) {
-        if (auto queue = weak_queue.lock()) {
-          base::MutexLock lock(&queue->mu);
-          if (!queue->stopped) {
-            queue->pending.emplace_back(released, id);
-            return;
-          }
-        }
-        // The manager is gone (a pin outlived it): nobody waits for the id.
-        Unload(released);
-      });
+  return std::shared_ptr<ModelVersion>(version.release(), [weak_queue, id](ModelVersion* released) {
+    if (auto queue = weak_queue.lock()) {
+      base::MutexLock lock(&queue->mu);
+      if (!queue->stopped) {
+        queue->pending.emplace_back(released, id);
+        return;
+      }
+    }
+    // The manager is gone (a pin outlived it): nobody waits for the id.
+    Unload(released);
+  });
 }
 
 }  // namespace inferd::lifecycle

@@ -56,9 +56,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   manager_options.startup_models = options.startup_models;
   manager_options.poll_interval = std::chrono::milliseconds(
       static_cast<int64_t>(std::max(0.0, options.repository_poll_secs) * 1000));
-  manager_options.load_threads = options.model_load_threads > 0
-                                     ? options.model_load_threads
-                                     : std::min(4, options.cpu_cores);
+  manager_options.load_threads =
+      options.model_load_threads > 0 ? options.model_load_threads : std::min(4, options.cpu_cores);
   manager_options.transition_policy = options.version_transition_policy;
   manager_options.load_at_create = options.load_models_in_create;
   // One timer thread for every dynamic batcher of the server (design §3).
@@ -229,10 +228,10 @@ void Server::Stop(std::chrono::milliseconds drain_timeout) {
   if (stopping_.exchange(true)) return;
   shutting_down_.store(true, std::memory_order_release);
   if (models_) {
-    models_->UnloadAll(drain_timeout,
-                       absl::UnavailableError(
-                           "server is shutting down: the request was still queued when the "
-                           "drain time (--exit-timeout-secs) ran out"));
+    models_->UnloadAll(
+        drain_timeout,
+        absl::UnavailableError("server is shutting down: the request was still queued when the "
+                               "drain time (--exit-timeout-secs) ran out"));
   }
 }
 

@@ -24,6 +24,9 @@ APT_PACKAGES=(
   python3-venv python3-dev curl wrk
   libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d
   prometheus  # tests/integration/test_metrics.py scrapes inferd with a real Prometheus
+  # The LibTorch backend (src/backends/pytorch) builds only when find_package(Torch)
+  # succeeds; python3-torch (same 1.13 release) makes its test models with /usr/bin/python3.
+  libtorch-dev python3-torch
 )
 # Node/npm may come from elsewhere (e.g. NodeSource, which bundles npm); Debian's
 # npm package would conflict with that, so only ask for them when npm is absent.

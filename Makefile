@@ -5,6 +5,8 @@
 #   make setup             Debian packages, ONNX Runtime, .venv, example models
 #   make build             release build: build/bin/inferd
 #   make serve             serve examples/models on ports 8000 (HTTP), 8001 (gRPC), 8002 (metrics)
+#   make install           install the release build under PREFIX (default /usr/local; DESTDIR
+#                          is honoured): bin/inferd, lib/backends/, include/inferd/, lib/cmake/inferd/
 #   make test              unit + integration tests, release and ASan+UBSan builds
 #   make test-unit         C++ unit tests (ctest) of the release build
 #   make test-integration  pytest against build/bin/inferd
@@ -36,7 +38,7 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)
 FORMAT_DIRS := $(wildcard src include tests/unit bench examples)
 CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google, ColumnLimit: 100})
 
-.PHONY: setup build serve test test-unit test-integration asan asan-build \
+.PHONY: setup build serve install test test-unit test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
         bench-lifecycle bench-scheduler tsan tsan-build format clean
 
@@ -49,6 +51,12 @@ build: setup
 
 serve: build
 	build/bin/inferd serve --model-repository examples/models
+
+# The server, its backends, the backend ABI headers and the CMake package that
+# out-of-tree backends use (find_package(inferd)); see docs/backends.md.
+PREFIX ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install build --prefix "$(PREFIX)"
 
 test: test-unit test-integration asan tsan
 

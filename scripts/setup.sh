@@ -24,6 +24,7 @@ APT_PACKAGES=(
   python3-venv python3-dev curl wrk
   libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d
   prometheus  # tests/integration/test_metrics.py scrapes inferd with a real Prometheus
+  libjpeg-dev libpng-dev  # examples/backends/image_preprocess (tests/integration/test_custom_backend.py)
   # The LibTorch backend (src/backends/pytorch) builds only when find_package(Torch)
   # succeeds; python3-torch (same 1.13 release) makes its test models with /usr/bin/python3.
   libtorch-dev python3-torch

@@ -1,35 +1,133 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inferd backend ABI: the C interface between the inferd server and a backend
- * shared library (ONNX Runtime, LibTorch, Python, custom). A backend library
+ * shared library (ONNX Runtime, LibTorch, Python, or your own). A backend
  * includes only this header; it never links against the server. The server
  * hands it a table of functions (INFERD_ServerApi) for everything it needs
  * from the server side: reading requests, writing responses, making errors.
+ * docs/backends.md shows how to write, build and install a backend.
  *
- * Versioning
- *   INFERD_BACKEND_API_VERSION_MAJOR changes on any incompatible change. The
- *   server refuses a backend whose major version differs from its own.
- *   INFERD_BACKEND_API_VERSION_MINOR grows when functions are appended to the
- *   end of INFERD_ServerApi or fields to the end of INFERD_ModelSpec; both
- *   start with `struct_size`, so an older backend keeps working with a newer
- *   server and a newer backend can test whether a field exists.
+ * ---------------------------------------------------------------------------
+ * Loading
+ *   A model whose config says `backend: "<name>"` is served by
+ *     <backend directory>/<name>/libinferd_<name>.so
+ *   (--backend-directory; by default ../lib/backends beside the inferd
+ *   binary). The server dlopen()s it once, with RTLD_NOW | RTLD_LOCAL |
+ *   RTLD_NODELETE, on the first model that needs it, and keeps it mapped
+ *   until the process exits: code and static data of a backend outlive every
+ *   model. The library exports the INFERD_Backend* functions declared at the
+ *   end of this file with C linkage and default visibility
+ *   (INFERD_BACKEND_EXPORT); everything else should stay hidden.
  *
- * Ownership
- *   Each side frees only what it allocated. Errors are created by the server
- *   (api->ErrorNew) and ownership passes with the returned pointer: an
- *   INFERD_Error* returned by a backend function is owned and freed by the
- *   server. NULL means success. Strings and arrays passed into a backend
- *   function are borrowed for the duration of that call unless stated.
+ * ---------------------------------------------------------------------------
+ * Versioning and compatibility
+ *   The ABI version is MAJOR.MINOR (INFERD_BACKEND_API_VERSION_*), separate
+ *   from inferd's release version.
+ *   - MAJOR changes on any incompatible change: a type, a value, a signature,
+ *     a struct layout or a documented behaviour a backend relies on. When the
+ *     backend loads, the server calls INFERD_BackendApiVersion() and refuses
+ *     the library (every model that names it is UNAVAILABLE, with both
+ *     versions in the reason) unless its major equals the server's.
+ *   - MINOR grows when something is added compatibly: a function appended to
+ *     the end of INFERD_ServerApi, a field appended to the end of
+ *     INFERD_ModelSpec, a new optional backend export, a new enum value. The
+ *     server accepts a backend of any minor of its major, older or newer.
+ *   - So a backend built against minor N that uses something added in minor
+ *     N must check at run time that the server has it: INFERD_ServerApi and
+ *     INFERD_ModelSpec start with `struct_size` (sizeof of the server's
+ *     struct), and a member exists when
+ *       struct_size >= offsetof(T, member) + sizeof(member)
+ *     (or compare api->version_minor). Members of minor 0 are always there.
+ *   - Enums may gain values in a minor version: treat an unknown
+ *     INFERD_DataType as unsupported and an unknown INFERD_ErrorCode as
+ *     INFERD_ERROR_UNKNOWN.
+ *   History: 1.0 the first release. 1.1 added INFERD_ServerApi::NowNanoseconds
+ *   and INFERD_ServerApi::RequestReportComputeTimes.
  *
+ * ---------------------------------------------------------------------------
+ * Ownership and lifetimes
+ *   Each side frees only what it allocated, except where ownership is said
+ *   to move:
+ *   - `const INFERD_ServerApi* api` is static server data, valid for the
+ *     life of the process; a backend may keep it (and usually does, in its
+ *     model object).
+ *   - INFERD_ModelSpec and everything it points to are borrowed: during
+ *     INFERD_BackendDescribeModel only for the call; for
+ *     INFERD_BackendModelCreate until INFERD_BackendModelDelete of that
+ *     model returns. Copy what you need to keep longer.
+ *   - INFERD_BackendModel / INFERD_BackendInstance are the backend's own
+ *     objects (define the structs in the backend). The server holds the
+ *     pointers it was given and passes each back to the matching Delete
+ *     function exactly once.
+ *   - INFERD_Request*: the server lends each request to the backend in
+ *     INFERD_BackendInstanceExecute; the backend gives it back with
+ *     api->RequestComplete, exactly once, after which the pointer is
+ *     invalid. Everything the server returns about a request (input names,
+ *     shapes, data, output names) stays valid until that RequestComplete.
+ *     Input data is read-only.
+ *   - Output data handed to api->ResponseAddOutput belongs to the server from
+ *     that call on; it calls the backend's release function exactly once
+ *     when done (see ResponseAddOutput).
+ *   - INFERD_Signature*: borrowed for one INFERD_BackendDescribeModel call.
+ *   - Strings the backend passes to the server (error messages, tensor
+ *     names) are copied; they only need to live for the call.
+ *
+ * ---------------------------------------------------------------------------
+ * Errors
+ *   A function that can fail returns INFERD_Error*: NULL means success. An
+ *   error is made only by api->ErrorNew(code, message), which copies the
+ *   message. Whoever holds an INFERD_Error* owns it, and there is no function
+ *   to free one: the backend passes every error it creates or receives to
+ *   the server exactly once, by returning it from an INFERD_Backend*
+ *   function or by giving it to api->RequestComplete. So create an error only
+ *   when you are about to hand it over. An error returned by
+ *   api->ResponseAddOutput is owned by the backend, which usually passes it
+ *   on with RequestComplete.
+ *   The code decides the protocol status the client sees: INVALID_ARG is
+ *   HTTP 400 / gRPC INVALID_ARGUMENT, NOT_FOUND 404 / NOT_FOUND, UNAVAILABLE
+ *   503 / UNAVAILABLE, UNSUPPORTED 501 / UNIMPLEMENTED, INTERNAL 500 /
+ *   INTERNAL. Use INVALID_ARG for bad request data (an undecodable input),
+ *   INTERNAL for a backend fault, UNAVAILABLE for a model that cannot load.
+ *   An error from ModelCreate/InstanceCreate makes that model version
+ *   UNAVAILABLE with the message as the reason; an error passed to
+ *   RequestComplete fails that one request only. The server keeps serving in
+ *   both cases.
+ *
+ * ---------------------------------------------------------------------------
  * Threading
- *   INFERD_BackendModelCreate/Delete and InstanceCreate/Delete are called from
- *   the server's control plane, one at a time per model. For a given instance,
- *   INFERD_BackendInstanceExecute is called for one batch at a time from that
- *   instance's own thread; different instances run concurrently. All
- *   INFERD_ServerApi functions are thread-safe for distinct requests.
+ *   - INFERD_BackendInstanceExecute is called for one batch at a time per
+ *     instance: never concurrently with itself on the same instance, nor
+ *     with that instance's Create or Delete. It runs on one of the server's
+ *     threads, normally a thread dedicated to the instance (warm-up requests
+ *     run earlier, on the thread that loads the model); do not rely on the
+ *     thread's identity. Different instances, of the same or other models,
+ *     execute concurrently: state shared by instances of a model (the
+ *     INFERD_BackendModel) must be read-only or synchronized by the backend.
+ *   - Instances of one model version are created one after the other, after
+ *     INFERD_BackendModelCreate returned, and all are deleted before
+ *     INFERD_BackendModelDelete. A model version is deleted only after every
+ *     request handed to it was completed.
+ *   - Different models, and different versions of one model, are loaded and
+ *     unloaded independently: INFERD_BackendDescribeModel, ModelCreate and
+ *     ModelDelete may run concurrently with each other (for different
+ *     models) and with Execute on other models' instances. Global state of
+ *     a backend library must therefore be thread-safe.
+ *   - Every INFERD_ServerApi function may be called from any thread,
+ *     concurrently, as long as calls concern distinct requests. Calls about
+ *     one request must not overlap each other. A backend may complete a
+ *     request from another thread, after Execute has returned.
+ *   - The release function of an output may be called on any server thread,
+ *     possibly after the instance and the model were deleted: it must
+ *     depend on nothing but its release_context.
+ *   - Execute should return promptly enough to keep its instance serving: a
+ *     backend that blocks in Execute blocks only that instance.
  *
- * Exceptions
- *   No C++ exception may leave a backend function: catch and return an error.
+ * ---------------------------------------------------------------------------
+ * Exceptions and crashes
+ *   No C++ exception may leave a backend function: catch everything and
+ *   return (or complete the request with) an error. A backend runs inside
+ *   the server process, so a crash in it ends the server; isolate untrusted
+ *   code in a separate process (as the Python backend does).
  */
 #ifndef INFERD_BACKEND_H_
 #define INFERD_BACKEND_H_
@@ -41,16 +139,22 @@
 extern "C" {
 #endif
 
+/* The ABI version of this header (see "Versioning" above). */
 #define INFERD_BACKEND_API_VERSION_MAJOR 1
 #define INFERD_BACKEND_API_VERSION_MINOR 1
 
+/* Marks the functions a backend exports. Build with -fvisibility=hidden (or
+ * a version script) so that nothing else leaks out of the library. */
 #if defined(__GNUC__)
 #define INFERD_BACKEND_EXPORT __attribute__((visibility("default")))
 #else
 #define INFERD_BACKEND_EXPORT
 #endif
 
-/* Element types. Numbers match Triton's model_config DataType enum. */
+/* Element types. Numbers match Triton's model_config DataType enum (config
+ * TYPE_<X>; TYPE_STRING is INFERD_TYPE_BYTES). Data is little-endian and
+ * densely packed in row-major order; BOOL is one byte (0 or 1); FP16 and
+ * BF16 are the 16-bit IEEE half and bfloat16 bit patterns. */
 typedef enum INFERD_DataType {
   INFERD_TYPE_INVALID = 0,
   INFERD_TYPE_BOOL = 1,
@@ -72,7 +176,8 @@ typedef enum INFERD_DataType {
   INFERD_TYPE_BF16 = 14
 } INFERD_DataType;
 
-/* Error codes; each maps to one HTTP status and one gRPC status. */
+/* Error codes; each maps to one HTTP status and one gRPC status (see
+ * "Errors" above). */
 typedef enum INFERD_ErrorCode {
   INFERD_ERROR_UNKNOWN = 0,
   INFERD_ERROR_INTERNAL = 1,
@@ -84,21 +189,24 @@ typedef enum INFERD_ErrorCode {
   INFERD_ERROR_CANCELLED = 7
 } INFERD_ErrorCode;
 
-typedef struct INFERD_Error INFERD_Error;         /* server-owned error */
+/* Server-owned opaque objects: a backend only holds pointers to them. */
+typedef struct INFERD_Error INFERD_Error;         /* an error; see "Errors" above */
 typedef struct INFERD_Request INFERD_Request;     /* one inference request */
 typedef struct INFERD_Signature INFERD_Signature; /* collects a model file's I/O */
 
-/* Backend-owned opaque objects. */
+/* Backend-owned opaque objects: the backend defines these structs. */
 typedef struct INFERD_BackendModel INFERD_BackendModel;
 typedef struct INFERD_BackendInstance INFERD_BackendInstance;
 
-/* Frees backend memory that was handed to the server with a response output. */
+/* Frees backend memory that was handed to the server with a response output.
+ * Called exactly once per ResponseAddOutput call, on any thread. */
 typedef void (*INFERD_ReleaseFn)(void* release_context);
 
 /* One configured tensor (ModelInput/ModelOutput after completion). `dims`
  * excludes the batch dimension when max_batch_size > 0; -1 is a variable
  * dimension. `reshape_dims` is non-NULL when the config has `reshape`: the
- * shape the backend must use with the model instead of `dims`. */
+ * shape the backend must use with the model instead of `dims`. All pointers
+ * are borrowed like the INFERD_ModelSpec that holds the tensor. */
 typedef struct INFERD_TensorSpec {
   const char* name;
   INFERD_DataType datatype;
@@ -109,20 +217,28 @@ typedef struct INFERD_TensorSpec {
   int optional; /* inputs only: non-zero when the request may omit it */
 } INFERD_TensorSpec;
 
+/* One entry of the config's `parameters` map (its string_value). */
 typedef struct INFERD_Parameter {
   const char* key;
   const char* value;
 } INFERD_Parameter;
 
-/* What the server tells a backend about a model version. All pointers are
- * borrowed and stay valid until INFERD_BackendModelDelete returns. */
+/* What the server tells a backend about a model version: the config after
+ * completion and validation. All pointers are borrowed: valid during
+ * INFERD_BackendDescribeModel, and from INFERD_BackendModelCreate until
+ * INFERD_BackendModelDelete of that model returns. Strings are
+ * NUL-terminated UTF-8. Fields may be appended in a minor version: check
+ * `struct_size` before reading one newer than minor 0. */
 typedef struct INFERD_ModelSpec {
   size_t struct_size; /* sizeof(INFERD_ModelSpec) of the server */
   const char* name;
   int64_t version;
   const char* model_directory; /* the model folder */
-  const char* model_path;      /* <model folder>/<version>/<default_model_filename> */
-  int32_t max_batch_size;      /* 0: the model does not batch */
+  /* <model folder>/<version>/<default_model_filename>; the file need not
+   * exist (a backend without model files ignores it). The default file name
+   * of a custom backend <name> is model.<name>. */
+  const char* model_path;
+  int32_t max_batch_size; /* 0: the model does not batch */
   const INFERD_TensorSpec* inputs;
   size_t input_count;
   const INFERD_TensorSpec* outputs;
@@ -133,53 +249,71 @@ typedef struct INFERD_ModelSpec {
   /* Threads the server suggests for one instance's intra-op pool when the
    * config sets none; chosen so all instances together fit the cores. */
   int32_t default_intra_op_threads;
-  /* The whole ModelConfig as JSON, for backends that need more fields. */
+  /* The whole ModelConfig as JSON (protobuf field names), for backends that
+   * need more fields. */
   const char* config_json;
 } INFERD_ModelSpec;
 
-/* Functions the server offers to backends. */
+/* Functions the server offers to backends: a static table, valid for the
+ * life of the process. Members are only ever appended (minor versions):
+ * check `struct_size` before calling one newer than minor 0. Unless stated,
+ * every function may be called from any thread, concurrently for distinct
+ * requests (see "Threading" above). */
 typedef struct INFERD_ServerApi {
   size_t struct_size; /* sizeof(INFERD_ServerApi) of the server */
   uint32_t version_major;
   uint32_t version_minor;
 
-  /* Errors. `message` is copied. */
+  /* Errors. Returns a new error that the caller owns until it hands it to
+   * the server (return value or RequestComplete); `message` is copied and
+   * may be NULL. Never returns NULL. */
   INFERD_Error* (*ErrorNew)(INFERD_ErrorCode code, const char* message);
 
-  /* Signature: the backend reports what a model file declares. `dims` may
-   * contain -1 for symbolic or unknown dimensions. Strings are copied. */
+  /* Signature: the backend reports what a model file declares, only during
+   * INFERD_BackendDescribeModel. `dims` are the file's full shape, a leading
+   * batch dimension included; -1 marks a symbolic or unknown dimension (a
+   * leading -1 on every tensor lets the server turn batching on). Strings
+   * and dims are copied. */
   void (*SignatureAddInput)(INFERD_Signature* signature, const char* name, INFERD_DataType datatype,
                             const int64_t* dims, size_t dims_count);
   void (*SignatureAddOutput)(INFERD_Signature* signature, const char* name,
                              INFERD_DataType datatype, const int64_t* dims, size_t dims_count);
 
-  /* Request inputs. Every returned pointer stays valid until the request is
-   * completed. Shapes include the batch dimension when the model batches.
-   * `data` is the tensor's contiguous bytes (BYTES: length-prefixed). */
+  /* Request inputs. Every returned pointer is owned by the server and stays
+   * valid until the request is completed. Shapes include the batch dimension
+   * when the model batches. `data` is the tensor's contiguous bytes (BYTES:
+   * length-prefixed), read-only. The server has already checked the inputs
+   * against the config (names, datatypes, shapes, byte sizes); `index` must
+   * be below RequestInputCount. */
   size_t (*RequestInputCount)(const INFERD_Request* request);
   void (*RequestInput)(const INFERD_Request* request, size_t index, const char** name,
                        INFERD_DataType* datatype, const int64_t** shape, size_t* shape_count,
                        const void** data, size_t* byte_size);
   /* Outputs the client asked for; the server lists every model output when
-   * the client named none. Only these must be produced. */
+   * the client named none. Only these must be produced. The returned string
+   * is owned by the server and valid until the request is completed. */
   size_t (*RequestOutputCount)(const INFERD_Request* request);
   const char* (*RequestOutputName)(const INFERD_Request* request, size_t index);
 
   /* Hands one output to the response. Ownership of `data` moves to the
    * server, which calls release(release_context) once the response has been
-   * sent (possibly on another thread, possibly before this call returns on
-   * error). `shape` is copied. Several outputs may share one allocation when
-   * the backend reference-counts it in `release_context`. Returns an error
-   * when the output is unknown, not requested, or the size does not match
-   * the shape and datatype. */
+   * sent (possibly on another thread, possibly after the model was deleted,
+   * possibly before this call returns on error); `release` may be NULL for
+   * memory the backend keeps alive itself for the life of the process.
+   * `shape` (batch dimension included when the model batches) is copied.
+   * Several outputs may share one allocation when the backend
+   * reference-counts it in `release_context`. Returns NULL, or an error the
+   * backend now owns when the output is unknown, not requested, or the size
+   * does not match the shape and datatype. Call before RequestComplete. */
   INFERD_Error* (*ResponseAddOutput)(INFERD_Request* request, const char* name,
                                      INFERD_DataType datatype, const int64_t* shape,
                                      size_t shape_count, const void* data, size_t byte_size,
                                      INFERD_ReleaseFn release, void* release_context);
 
   /* Sends the response (error == NULL) or the error (ownership of `error`
-   * passes to the server). Called exactly once per request; after it the
-   * request must not be touched. */
+   * passes to the server; outputs already added are then dropped). Called
+   * exactly once per request, from any thread, also after Execute returned;
+   * after it the request must not be touched. */
   void (*RequestComplete)(INFERD_Request* request, INFERD_Error* error);
 
   /* ---- Since minor version 1 (check struct_size before use). ---- */
@@ -195,40 +329,57 @@ typedef struct INFERD_ServerApi {
                                     uint64_t compute_end_ns);
 } INFERD_ServerApi;
 
-/* ---- Functions a backend library exports (looked up with dlsym). ---- */
+/* ---- Functions a backend library exports (looked up with dlsym). ----
+ * Required: INFERD_BackendApiVersion, ModelCreate, ModelDelete,
+ * InstanceCreate, InstanceDelete, InstanceExecute; a library missing one is
+ * refused. Optional: INFERD_BackendDescribeModel. */
 
 /* Returns INFERD_BACKEND_API_VERSION_MAJOR << 16 | MINOR of the header the
- * backend was built against. Required. */
+ * backend was built against. Required; called once, right after dlopen. */
 INFERD_BACKEND_EXPORT uint32_t INFERD_BackendApiVersion(void);
 
 /* Reads the model file named by spec->model_path and reports its inputs and
  * outputs through api->SignatureAdd*. Only name, version, model_directory,
  * model_path and parameters of `spec` are meaningful here. Used to complete
  * a missing or partial config. Optional: a backend without it requires a
- * complete config. */
+ * complete config. Returns NULL or an error (the model is then
+ * UNAVAILABLE). `signature` is borrowed for the call. */
 INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendDescribeModel(const INFERD_ServerApi* api,
                                                                 const INFERD_ModelSpec* spec,
                                                                 INFERD_Signature* signature);
 
-/* Loads a model version. On success *model is a backend object that the
- * server later passes to INFERD_BackendModelDelete. `api` outlives it. */
+/* Loads a model version. On success returns NULL and sets *model to a
+ * backend object that the server later passes to INFERD_BackendModelDelete
+ * (exactly once); on failure returns an error and *model is ignored (free
+ * anything allocated). `api` outlives the model; `spec` is valid until
+ * ModelDelete returns. */
 INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendModelCreate(const INFERD_ServerApi* api,
                                                               const INFERD_ModelSpec* spec,
                                                               INFERD_BackendModel** model);
+/* Frees a model. Its instances are already deleted and all its requests
+ * completed. Cannot fail. */
 INFERD_BACKEND_EXPORT void INFERD_BackendModelDelete(INFERD_BackendModel* model);
 
-/* Creates instance `index` (0-based) of a loaded model. All instances are
- * deleted before their model. */
+/* Creates instance `index` (0-based, one per instance of the config's
+ * instance_group, counted across groups) of a loaded model. On success
+ * returns NULL and sets *instance; on failure returns an error (the model
+ * version is then UNAVAILABLE and the instances created so far are
+ * deleted). All instances are deleted before their model. */
 INFERD_BACKEND_EXPORT INFERD_Error* INFERD_BackendInstanceCreate(INFERD_BackendModel* model,
                                                                  uint32_t index,
                                                                  INFERD_BackendInstance** instance);
+/* Frees an instance. No Execute on it is running and every request given to
+ * it has been completed. Cannot fail. */
 INFERD_BACKEND_EXPORT void INFERD_BackendInstanceDelete(INFERD_BackendInstance* instance);
 
-/* Runs a batch of `request_count` requests. The backend must call
- * api->RequestComplete exactly once for every request, including on failure
- * (it may complete them in any order, before or after returning). The
- * requests of one batch agree on every non-batch dimension; their batch
- * sizes add up to at most max_batch_size. */
+/* Runs a batch of `request_count` (>= 1) requests. `requests` (the array) is
+ * borrowed for the call; each INFERD_Request* is lent until its
+ * RequestComplete. The backend must call api->RequestComplete exactly once
+ * for every request, including on failure (it may complete them in any
+ * order, before or after returning). The requests of one batch agree on
+ * every non-batch dimension; their batch sizes add up to at most
+ * max_batch_size. A failure of one request should fail only that request.
+ * Never called concurrently on the same instance (see "Threading"). */
 INFERD_BACKEND_EXPORT void INFERD_BackendInstanceExecute(INFERD_BackendInstance* instance,
                                                          INFERD_Request** requests,
                                                          size_t request_count);

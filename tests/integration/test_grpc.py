@@ -378,6 +378,12 @@ def test_stop_with_requests_in_flight_answers_each_and_exits_cleanly(make_server
             inputs[1].set_data_from_numpy(B.reshape(1, 16))
             c.async_infer("simple", inputs, on_answer)
             if i == total // 2:
+                # Signal once the server answers (under ASan the first half
+                # may still be in the client's queue): those requests were
+                # accepted before the shutdown began and must succeed.
+                deadline = time.monotonic() + 30
+                while "ok" not in answers and time.monotonic() < deadline:
+                    time.sleep(0.005)
                 running.process.send_signal(signal.SIGTERM)
         assert running.process.wait(timeout=30) == 0, running.output()
         deadline = time.monotonic() + 30

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: Apache-2.0
+# `cmake --install <build> --prefix P` (and `make install`) lays out:
+#   P/bin/inferd
+#   P/lib/backends/<name>/libinferd_<name>.so   the server's default --backend-directory
+#   P/include/inferd/*.h                        the backend ABI
+#   P/lib/cmake/inferd/                         find_package(inferd): inferd::backend_api
+# lib/backends is fixed (not CMAKE_INSTALL_LIBDIR): the binary finds it as
+# ../lib/backends beside itself.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(INFERD_INSTALL_BACKEND_DIR lib/backends)
+set(INFERD_INSTALL_CMAKE_DIR lib/cmake/inferd)
+
+# The header-only target that out-of-tree backends link (inferd::backend_api).
+add_library(inferd_backend_api INTERFACE)
+add_library(inferd::backend_api ALIAS inferd_backend_api)
+set_target_properties(inferd_backend_api PROPERTIES EXPORT_NAME backend_api)
+target_include_directories(inferd_backend_api INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+install(TARGETS inferd_backend_api EXPORT inferdTargets)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/inferd
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(TARGETS inferd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# Every backend built in this tree, into <prefix>/lib/backends/<name>/. Their
+# INSTALL_RPATH (e.g. ONNX Runtime's lib folder) is kept as set on the target.
+# OPTIONAL: a tree where only some targets were built still installs.
+foreach(_backend onnxruntime pytorch python)
+  if(TARGET inferd_${_backend})
+    install(TARGETS inferd_${_backend} OPTIONAL
+      LIBRARY DESTINATION ${INFERD_INSTALL_BACKEND_DIR}/${_backend})
+  endif()
+endforeach()
+
+install(EXPORT inferdTargets NAMESPACE inferd:: DESTINATION ${INFERD_INSTALL_CMAKE_DIR})
+
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/inferd/backend.h _abi_major
+  REGEX "^#define INFERD_BACKEND_API_VERSION_MAJOR [0-9]+")
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/inferd/backend.h _abi_minor
+  REGEX "^#define INFERD_BACKEND_API_VERSION_MINOR [0-9]+")
+string(REGEX REPLACE ".* ([0-9]+)$" "\\1" INFERD_BACKEND_API_VERSION_MAJOR "${_abi_major}")
+string(REGEX REPLACE ".* ([0-9]+)$" "\\1" INFERD_BACKEND_API_VERSION_MINOR "${_abi_minor}")
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/inferdConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/inferdConfig.cmake
+  INSTALL_DESTINATION ${INFERD_INSTALL_CMAKE_DIR}
+  PATH_VARS INFERD_INSTALL_BACKEND_DIR CMAKE_INSTALL_INCLUDEDIR)
+# The package version is inferd's; what a backend must match at run time is the
+# backend ABI major version (include/inferd/backend.h), checked by the server.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/inferdConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/inferdConfig.cmake
+              ${PROJECT_BINARY_DIR}/cmake/inferdConfigVersion.cmake
+  DESTINATION ${INFERD_INSTALL_CMAKE_DIR})

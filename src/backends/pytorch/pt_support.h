@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parts of the LibTorch backend that need no LibTorch headers: the
+// model's configured tensors, the batch of requests, gathering one input from
+// every request, naming conventions and config parameters. Kept apart so that
+// only pt_backend.cc pays for compiling torch/script.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inferd/backend.h"
+#include "pt_status.h"
+
+namespace inferd::pt {
+
+using Dims = std::vector<int64_t>;
+
+// A configured input or output, copied out of INFERD_TensorSpec.
+struct TensorConfig {
+  std::string name;
+  INFERD_DataType datatype = INFERD_TYPE_INVALID;
+  Dims dims;                    // excludes the batch dim when the model batches
+  std::optional<Dims> reshape;  // the model's view of `dims`, when configured
+  bool optional = false;
+};
+
+std::vector<TensorConfig> CopyTensors(const INFERD_TensorSpec* specs, size_t count);
+
+// The requests of one InstanceExecute call and whether each has been
+// completed; guarantees that every request is completed exactly once (the
+// destructor fails whatever is still open). Not thread-safe.
+class RequestBatch {
+ public:
+  RequestBatch(const INFERD_ServerApi& api, INFERD_Request** requests, size_t count);
+  ~RequestBatch();
+  RequestBatch(const RequestBatch&) = delete;
+  RequestBatch& operator=(const RequestBatch&) = delete;
+
+  const INFERD_ServerApi& api() const { return api_; }
+  size_t size() const { return count_; }
+  INFERD_Request* request(size_t i) const { return requests_[i]; }
+  bool completed(size_t i) const { return completed_[i]; }
+
+  // Completes request i; `error` (owned, may be NULL) passes to the server.
+  void Complete(size_t i, INFERD_Error* error);
+  // Completes every open request with `status` (OK: success).
+  void CompleteRemaining(const Status& status);
+
+  // The server's clock (0 from a server older than ABI 1.1) and the
+  // statistics report of the compute phase for every open request.
+  uint64_t Now() const;
+  void ReportComputeTimes(uint64_t start_ns, uint64_t end_ns) const;
+
+ private:
+  const INFERD_ServerApi& api_;
+  INFERD_Request** requests_;
+  size_t count_;
+  std::vector<bool> completed_;
+};
+
+// The outputs at least one request asked for, in first-asked order, and for
+// each of them which requests want it.
+struct RequestedOutputs {
+  std::vector<std::string> names;
+  std::vector<std::vector<bool>> wanted;  // [output][request]
+};
+RequestedOutputs CollectRequestedOutputs(const RequestBatch& batch);
+
+// One request's view of an input; memory owned by the request.
+struct RequestTensor {
+  std::span<const int64_t> shape;
+  const void* data = nullptr;
+  size_t byte_size = 0;
+};
+
+// One configured input gathered from every request of a batch.
+struct GatheredInput {
+  std::vector<RequestTensor> parts;  // empty: an optional input nobody sent
+  Dims shape;                        // of the whole batch, as the model sees it
+};
+
+// Collects `config` from every request, checks data type, shapes and byte
+// sizes, and computes the batch shape (first dims summed when `batching`,
+// then the config's `reshape` applied). `batch_sizes` is filled by the first
+// input and checked against by the others.
+Status GatherInput(const RequestBatch& batch, const TensorConfig& config, bool batching,
+                   std::vector<int64_t>& batch_sizes, GatheredInput& out);
+
+// The response shape of an output the model produced with `model_shape`
+// (batch dim included when `batching`): the config's `dims` when it has a
+// `reshape`, the model's shape otherwise.
+StatusOr<Dims> ResponseShape(const TensorConfig* config, bool batching,
+                             std::span<const int64_t> model_shape);
+
+// `<prefix>__<index>` (Triton's convention): the index, else nullopt.
+std::optional<size_t> IndexOfName(std::string_view name);
+
+// Config `parameters` the backend reads.
+struct TorchParameters {
+  int intra_op_threads = 0;  // 0: LibTorch's default
+  // `inference_mode` (Triton: INFERENCE_MODE): run forward() under
+  // c10::InferenceMode (default), else only under torch::NoGradGuard, for the
+  // rare model that needs tensors with version counters.
+  bool inference_mode = true;
+};
+StatusOr<TorchParameters> ParseParameters(const INFERD_ModelSpec& spec);
+
+// <version>/model.pt (spec->model_path, or model.pt inside it when it is a
+// folder); NOT_FOUND when missing.
+StatusOr<std::string> ResolveModelFile(const char* model_path);
+
+size_t ElementByteSize(INFERD_DataType datatype);  // 0 for BYTES and INVALID
+const char* DataTypeName(INFERD_DataType datatype);
+std::string DimsToString(std::span<const int64_t> dims);
+std::optional<int64_t> ElementCount(std::span<const int64_t> dims);  // nullopt: invalid/overflow
+
+}  // namespace inferd::pt

@@ -17,9 +17,4 @@ Status StatusFromOrtException(const Ort::Exception& e) {
   return Status(code, std::string("onnxruntime: ") + e.what());
 }
 
-Status WithContext(Status status, const std::string& context) {
-  if (status.ok()) return status;
-  return Status(status.code(), context + ": " + status.message());
-}
-
 }  // namespace inferd::ort

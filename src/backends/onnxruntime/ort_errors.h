@@ -33,7 +33,6 @@ Status CatchAll(Fn&& fn) noexcept {
   }
 }
 
-// Prefixes `status`'s message with `context` ("model 'm': ..."); OK stays OK.
-Status WithContext(Status status, const std::string& context);
+using backend_util::WithContext;  // "<context>: <message>"
 
 }  // namespace inferd::ort

@@ -7,39 +7,9 @@
 #include "ort_errors.h"
 #include "ort_input_builder.h"
 #include "ort_output_writer.h"
-#include "request_batch.h"
+#include "ort_request_batch.h"
 
 namespace inferd::ort {
-namespace {
-
-// The outputs at least one request asked for, in first-asked order, and for
-// each of them which requests want it.
-struct RequestedOutputs {
-  std::vector<std::string> names;
-  std::vector<std::vector<bool>> wanted;  // [output][request]
-};
-
-RequestedOutputs CollectRequestedOutputs(const RequestBatch& batch) {
-  RequestedOutputs out;
-  const INFERD_ServerApi& api = batch.api();
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const size_t count = api.RequestOutputCount(batch.request(i));
-    for (size_t k = 0; k < count; ++k) {
-      const char* name = api.RequestOutputName(batch.request(i), k);
-      if (name == nullptr) continue;
-      size_t j = 0;
-      while (j < out.names.size() && out.names[j] != name) ++j;
-      if (j == out.names.size()) {
-        out.names.emplace_back(name);
-        out.wanted.emplace_back(batch.size(), false);
-      }
-      out.wanted[j][i] = true;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 OrtInstance::OrtInstance(const OrtModel& model, Ort::Session session)
     : model_(model),

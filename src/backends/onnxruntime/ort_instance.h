@@ -9,11 +9,11 @@
 
 #include "inferd/backend.h"
 #include "ort_model.h"
+#include "ort_request_batch.h"
 #include "status.h"
 
 namespace inferd::ort {
 
-class RequestBatch;
 
 // Execute is called for one batch at a time (backend.h threading contract).
 // `model` is borrowed and outlives the instance.

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ort_model.h"
-#include "request_batch.h"
+#include "ort_request_batch.h"
 #include "status.h"
 
 namespace inferd::ort {

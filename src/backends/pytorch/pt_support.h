@@ -15,6 +15,7 @@
 
 #include "inferd/backend.h"
 #include "pt_status.h"
+#include "request_batch.h"
 
 namespace inferd::pt {
 
@@ -31,45 +32,9 @@ struct TensorConfig {
 
 std::vector<TensorConfig> CopyTensors(const INFERD_TensorSpec* specs, size_t count);
 
-// The requests of one InstanceExecute call and whether each has been
-// completed; guarantees that every request is completed exactly once (the
-// destructor fails whatever is still open). Not thread-safe.
-class RequestBatch {
- public:
-  RequestBatch(const INFERD_ServerApi& api, INFERD_Request** requests, size_t count);
-  ~RequestBatch();
-  RequestBatch(const RequestBatch&) = delete;
-  RequestBatch& operator=(const RequestBatch&) = delete;
-
-  const INFERD_ServerApi& api() const { return api_; }
-  size_t size() const { return count_; }
-  INFERD_Request* request(size_t i) const { return requests_[i]; }
-  bool completed(size_t i) const { return completed_[i]; }
-
-  // Completes request i; `error` (owned, may be NULL) passes to the server.
-  void Complete(size_t i, INFERD_Error* error);
-  // Completes every open request with `status` (OK: success).
-  void CompleteRemaining(const Status& status);
-
-  // The server's clock (0 from a server older than ABI 1.1) and the
-  // statistics report of the compute phase for every open request.
-  uint64_t Now() const;
-  void ReportComputeTimes(uint64_t start_ns, uint64_t end_ns) const;
-
- private:
-  const INFERD_ServerApi& api_;
-  INFERD_Request** requests_;
-  size_t count_;
-  std::vector<bool> completed_;
-};
-
-// The outputs at least one request asked for, in first-asked order, and for
-// each of them which requests want it.
-struct RequestedOutputs {
-  std::vector<std::string> names;
-  std::vector<std::vector<bool>> wanted;  // [output][request]
-};
-RequestedOutputs CollectRequestedOutputs(const RequestBatch& batch);
+using backend_util::CollectRequestedOutputs;
+using backend_util::RequestBatch;
+using backend_util::RequestedOutputs;
 
 // One request's view of an input; memory owned by the request.
 struct RequestTensor {

@@ -6,12 +6,13 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
+#include "backend_status.h"
 #include "inferd/backend.h"
-#include "status.h"
 
-namespace inferd::ort {
+namespace inferd::backend_util {
 
 // Not thread-safe; used by the one instance thread running the batch.
 // `api` and `requests` are borrowed for the batch's lifetime.
@@ -46,4 +47,12 @@ class RequestBatch {
   std::vector<bool> completed_;
 };
 
-}  // namespace inferd::ort
+// The outputs at least one request asked for, in first-asked order, and for
+// each of them which requests want it.
+struct RequestedOutputs {
+  std::vector<std::string> names;
+  std::vector<std::vector<bool>> wanted;  // [output][request]
+};
+RequestedOutputs CollectRequestedOutputs(const RequestBatch& batch);
+
+}  // namespace inferd::backend_util

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-namespace inferd::ort {
+namespace inferd::backend_util {
 
 RequestBatch::RequestBatch(const INFERD_ServerApi& api, INFERD_Request** requests, size_t count)
     : api_(api),
@@ -44,4 +44,24 @@ void RequestBatch::ReportComputeTimes(uint64_t start_ns, uint64_t end_ns) const 
   }
 }
 
-}  // namespace inferd::ort
+RequestedOutputs CollectRequestedOutputs(const RequestBatch& batch) {
+  RequestedOutputs out;
+  const INFERD_ServerApi& api = batch.api();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const size_t count = api.RequestOutputCount(batch.request(i));
+    for (size_t k = 0; k < count; ++k) {
+      const char* name = api.RequestOutputName(batch.request(i), k);
+      if (name == nullptr) continue;
+      size_t j = 0;
+      while (j < out.names.size() && out.names[j] != name) ++j;
+      if (j == out.names.size()) {
+        out.names.emplace_back(name);
+        out.wanted.emplace_back(batch.size(), false);
+      }
+      out.wanted[j][i] = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace inferd::backend_util

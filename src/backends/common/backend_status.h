@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Status and StatusOr for the backends that ship with inferd. A backend
+// library sees only include/inferd/backend.h, so it cannot use Abseil; this
+// is the small subset it needs, carrying an INFERD_ErrorCode so errors cross
+// the ABI as-is. Shared by every in-tree backend (src/backends/common).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "inferd/backend.h"
+
+namespace inferd::backend_util {
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+  Status(INFERD_ErrorCode code, std::string message)
+      : ok_(false), code_(code), message_(std::move(message)) {}
+
+  static Status InvalidArg(std::string message) {
+    return Status(INFERD_ERROR_INVALID_ARG, std::move(message));
+  }
+  static Status Internal(std::string message) {
+    return Status(INFERD_ERROR_INTERNAL, std::move(message));
+  }
+  static Status Unsupported(std::string message) {
+    return Status(INFERD_ERROR_UNSUPPORTED, std::move(message));
+  }
+
+  bool ok() const { return ok_; }
+  INFERD_ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  bool ok_ = true;
+  INFERD_ErrorCode code_ = INFERD_ERROR_UNKNOWN;
+  std::string message_;
+};
+
+// Holds a value or a non-OK Status.
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  StatusOr(Status status) : status_(std::move(status)) {}  // NOLINT: implicit like absl
+  StatusOr(T value) : value_(std::move(value)) {}          // NOLINT
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  T& value() { return *value_; }
+  const T& value() const { return *value_; }
+  T& operator*() { return *value_; }
+  T* operator->() { return &*value_; }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+// Prefixes a non-OK status's message with "<context>: ".
+inline Status WithContext(Status status, const std::string& context) {
+  if (status.ok()) return status;
+  return Status(status.code(), context + ": " + status.message());
+}
+
+}  // namespace inferd::backend_util
+
+// src/base/status_macros.h is out of a backend's reach.
+#define INFERD_BACKEND_RETURN_IF_ERROR(expr)     \
+  do {                                           \
+    ::inferd::backend_util::Status _st = (expr); \
+    if (!_st.ok()) return _st;                   \
+  } while (0)

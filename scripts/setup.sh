@@ -28,6 +28,9 @@ APT_PACKAGES=(
   # The LibTorch backend (src/backends/pytorch) builds only when find_package(Torch)
   # succeeds; python3-torch (same 1.13 release) makes its test models with /usr/bin/python3.
   libtorch-dev python3-torch
+  # The Python backend's workers run python3 (or the model's EXECUTION_ENV_PATH)
+  # with the inferd_python package, which needs numpy.
+  python3-numpy
 )
 # Node/npm may come from elsewhere (e.g. NodeSource, which bundles npm); Debian's
 # npm package would conflict with that, so only ask for them when npm is absent.

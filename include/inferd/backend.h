@@ -42,7 +42,8 @@
  *     INFERD_DataType as unsupported and an unknown INFERD_ErrorCode as
  *     INFERD_ERROR_UNKNOWN.
  *   History: 1.0 the first release. 1.1 added INFERD_ServerApi::NowNanoseconds
- *   and INFERD_ServerApi::RequestReportComputeTimes.
+ *   and INFERD_ServerApi::RequestReportComputeTimes. 1.2 added
+ *   INFERD_ServerApi::SignatureSetMaxBatchSize.
  *
  * ---------------------------------------------------------------------------
  * Ownership and lifetimes
@@ -141,7 +142,7 @@ extern "C" {
 
 /* The ABI version of this header (see "Versioning" above). */
 #define INFERD_BACKEND_API_VERSION_MAJOR 1
-#define INFERD_BACKEND_API_VERSION_MINOR 1
+#define INFERD_BACKEND_API_VERSION_MINOR 2
 
 /* Marks the functions a backend exports. Build with -fvisibility=hidden (or
  * a version script) so that nothing else leaks out of the library. */
@@ -249,8 +250,10 @@ typedef struct INFERD_ModelSpec {
   /* Threads the server suggests for one instance's intra-op pool when the
    * config sets none; chosen so all instances together fit the cores. */
   int32_t default_intra_op_threads;
-  /* The whole ModelConfig as JSON (protobuf field names), for backends that
-   * need more fields. */
+  /* The whole ModelConfig as JSON, for backends that need more fields: as
+   * Triton prints it and GET /v2/models/<m>/config returns it (protobuf field
+   * names, every primitive field even at its default, enums by name, int64 as
+   * JSON numbers). */
   const char* config_json;
 } INFERD_ModelSpec;
 
@@ -327,6 +330,16 @@ typedef struct INFERD_ServerApi {
    * execution counted as compute_infer. */
   void (*RequestReportComputeTimes)(INFERD_Request* request, uint64_t compute_start_ns,
                                     uint64_t compute_end_ns);
+
+  /* ---- Since minor version 2 (check struct_size before use). ---- */
+
+  /* Signature, only during INFERD_BackendDescribeModel: the largest batch
+   * the model takes (0: it does not batch), when the backend knows it (a
+   * Python model's auto_complete_config says so). It replaces the server's
+   * guess from leading -1 dimensions; dims of a batching model still
+   * include the leading batch dimension. A max_batch_size already set in
+   * the config wins. */
+  void (*SignatureSetMaxBatchSize)(INFERD_Signature* signature, int32_t max_batch_size);
 } INFERD_ServerApi;
 
 /* ---- Functions a backend library exports (looked up with dlsym). ----

@@ -52,7 +52,10 @@ bool NeedsCompletion(const inference::ModelConfig& config) {
 absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::ModelConfig& config) {
   if (!NeedsCompletion(config)) return absl::OkStatus();
   if (auto status = CheckTypes(signature); !status.ok()) return status;
-  if (CanBatch(signature)) {
+  if (signature.max_batch_size) {
+    // The backend knows (ABI 1.2); a value in the config still wins.
+    if (config.max_batch_size() == 0) config.set_max_batch_size(*signature.max_batch_size);
+  } else if (CanBatch(signature)) {
     if (config.max_batch_size() == 0) config.set_max_batch_size(kDefaultMaxBatchSize);
     if (config.max_batch_size() > 1 && !config.has_dynamic_batching() && !config.has_sequence_batching()) {
       config.mutable_dynamic_batching();

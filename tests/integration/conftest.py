@@ -19,6 +19,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BINARY = pathlib.Path(os.environ.get("INFERD_BINARY", ROOT / "build" / "bin" / "inferd"))
 BACKENDS = pathlib.Path(os.environ.get("INFERD_BACKEND_DIR", BINARY.parent.parent / "lib" / "backends"))
 EXAMPLES = ROOT / "examples" / "models"
+# The Python backend's default interpreter: Debian's, which scripts/setup.sh
+# gives numpy (python3-numpy), rather than whatever python3 leads PATH.
+if os.path.exists("/usr/bin/python3"):
+    os.environ.setdefault("INFERD_PYTHON", "/usr/bin/python3")
 
 
 def free_port():

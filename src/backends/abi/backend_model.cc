@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
-#include "google/protobuf/util/json_util.h"
+#include "core/model_config_json.h"
 
 namespace inferd::backends {
 
@@ -12,10 +12,10 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
                                    int32_t default_intra_op_threads)
     : name_(config.name()),
       model_directory_(std::move(model_directory)),
-      model_path_(std::move(model_path)) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(config, &config_json_, options);
+      model_path_(std::move(model_path)),
+      // As Triton prints it (and GET /v2/models/m/config shows it): Python
+      // models index it by field name and expect numbers and defaults.
+      config_json_(core::ModelConfigToJson(config)) {
   for (const auto& in : config.input()) {
     inputs_.push_back({in.name(),
                        {in.dims().begin(), in.dims().end()},

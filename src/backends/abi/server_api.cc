@@ -31,6 +31,10 @@ void SignatureAddOutput(INFERD_Signature* signature, const char* name, INFERD_Da
   AddTensor(signature->outputs, name, datatype, dims, dims_count);
 }
 
+void SignatureSetMaxBatchSize(INFERD_Signature* signature, int32_t max_batch_size) {
+  signature->max_batch_size = max_batch_size < 0 ? 0 : max_batch_size;
+}
+
 size_t RequestInputCount(const INFERD_Request* request) { return request->request().inputs.size(); }
 
 void RequestInput(const INFERD_Request* request, size_t index, const char** name,
@@ -92,6 +96,7 @@ constexpr INFERD_ServerApi kApi = {
     &RequestComplete,
     &NowNanoseconds,
     &RequestReportComputeTimes,
+    &SignatureSetMaxBatchSize,
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // the server-side definitions of INFERD_Error and INFERD_Signature.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct SignatureTensor {
 struct INFERD_Signature {
   std::vector<inferd::backends::SignatureTensor> inputs;
   std::vector<inferd::backends::SignatureTensor> outputs;
+  // SignatureSetMaxBatchSize (ABI 1.2); unset: guessed from the dims.
+  std::optional<int32_t> max_batch_size;
 };
 
 namespace inferd::backends {

@@ -95,6 +95,8 @@ void RequestReportComputeTimes(INFERD_Request* request, uint64_t start_ns, uint6
   request->compute_end_ns = end_ns;
 }
 
+void SignatureSetMaxBatchSize(INFERD_Signature*, int32_t) {}
+
 const INFERD_ServerApi kApi = {
     sizeof(INFERD_ServerApi),
     INFERD_BACKEND_API_VERSION_MAJOR,
@@ -110,6 +112,7 @@ const INFERD_ServerApi kApi = {
     &RequestComplete,
     &NowNanoseconds,
     &RequestReportComputeTimes,
+    &SignatureSetMaxBatchSize,
 };
 
 }  // namespace

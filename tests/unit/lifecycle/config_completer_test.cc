@@ -22,7 +22,7 @@ backends::SignatureTensor T(std::string name, core::Shape dims, DataType type = 
 }
 
 INFERD_Signature Sig(std::vector<backends::SignatureTensor> inputs, std::vector<backends::SignatureTensor> outputs) {
-  return INFERD_Signature{std::move(inputs), std::move(outputs)};
+  return INFERD_Signature{std::move(inputs), std::move(outputs), std::nullopt};
 }
 
 inference::ModelConfig Config(const std::string& text = "") {
@@ -96,6 +96,30 @@ TEST(ConfigCompleterTest, ExistingSchedulerIsKept) {
   ASSERT_TRUE(CompleteModelConfig(Sig({T("x", {-1, 1})}, {T("y", {-1, 1})}), sequence).ok());
   EXPECT_TRUE(sequence.has_sequence_batching());
   EXPECT_FALSE(sequence.has_dynamic_batching());
+}
+
+// ABI 1.2: a backend that knows its batch size (a Python model's
+// auto_complete_config) overrides the leading -1 guess either way.
+TEST(ConfigCompleterTest, DeclaredMaxBatchSizeReplacesTheGuess) {
+  INFERD_Signature none = Sig({T("x", {-1})}, {T("y", {-1})});
+  none.max_batch_size = 0;
+  inference::ModelConfig config = Config();
+  ASSERT_TRUE(CompleteModelConfig(none, config).ok());
+  EXPECT_EQ(config.max_batch_size(), 0);
+  EXPECT_FALSE(config.has_dynamic_batching());
+  EXPECT_THAT(config.input(0).dims(), ElementsAre(-1));
+
+  INFERD_Signature eight = Sig({T("x", {-1, 3})}, {T("y", {-1, 2})});
+  eight.max_batch_size = 8;
+  config = Config();
+  ASSERT_TRUE(CompleteModelConfig(eight, config).ok());
+  EXPECT_EQ(config.max_batch_size(), 8);
+  EXPECT_THAT(config.input(0).dims(), ElementsAre(3));
+  EXPECT_THAT(config.output(0).dims(), ElementsAre(2));
+
+  config = Config("max_batch_size: 2");
+  ASSERT_TRUE(CompleteModelConfig(eight, config).ok());
+  EXPECT_EQ(config.max_batch_size(), 2);  // the config wins
 }
 
 TEST(ConfigCompleterTest, ScalarsBecomeDimsOneWithEmptyReshapeWhenBatching) {

@@ -2,7 +2,7 @@
 // Server metadata, model metadata, model readiness and model configuration.
 #include "absl/strings/str_cat.h"
 #include "frontends/http/metadata_json.h"
-#include "frontends/http/model_config_json.h"
+#include "core/model_config_json.h"
 #include "frontends/http/routes/routes.h"
 #include "model_config.pb.h"
 
@@ -24,7 +24,7 @@ HttpReply ModelReady(const ServingContext& context, const RouteMatch& route) {
 HttpReply ModelConfig(const ServingContext& context, const RouteMatch& route) {
   const auto config = context.server.GetModelConfig(route.model, route.version);
   if (!config.ok()) return ErrorReply(config.status());
-  return JsonReply(200, ModelConfigToJson(**config));
+  return JsonReply(200, core::ModelConfigToJson(**config));
 }
 
 HttpReply ModelMetadataReply(const ServingContext& context, const RouteMatch& route) {

@@ -12,8 +12,8 @@ namespace google::protobuf {
 class Message;
 }
 
-namespace inferd::frontends::http {
+namespace inferd::core {
 
 std::string ModelConfigToJson(const google::protobuf::Message& config);
 
-}  // namespace inferd::frontends::http
+}  // namespace inferd::core

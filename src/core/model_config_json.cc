@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/http/model_config_json.h"
+#include "core/model_config_json.h"
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
@@ -11,9 +11,9 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "frontends/http/json_writer.h"
+#include "core/json_writer.h"
 
-namespace inferd::frontends::http {
+namespace inferd::core {
 namespace {
 
 using google::protobuf::FieldDescriptor;
@@ -176,4 +176,4 @@ std::string ModelConfigToJson(const google::protobuf::Message& config) {
   return TakeString(buffer);
 }
 
-}  // namespace inferd::frontends::http
+}  // namespace inferd::core

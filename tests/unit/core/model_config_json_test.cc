@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/http/model_config_json.h"
+#include "core/model_config_json.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model_config.pb.h"
 #include "simdjson.h"
 
-namespace inferd::frontends::http {
+namespace inferd::core {
 namespace {
 
 using ::testing::HasSubstr;
@@ -75,4 +75,4 @@ TEST(ModelConfigJsonTest, SetMessagesMapsAndUnsigned) {
 }
 
 }  // namespace
-}  // namespace inferd::frontends::http
+}  // namespace inferd::core

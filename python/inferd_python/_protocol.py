@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The worker protocol's messages (python/PROTOCOL.md) as pure functions over
+bytes, so that every encoder and decoder is testable without a socket.
+
+Decoding EXECUTE and encoding RESULT are the per-request path, measured
+against calling `execute` in-process: structs are compiled once, input arrays
+are views (of the region, or of the payload for inline data), and outputs are
+copied once, into the region when they fit.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from . import _types
+from ._region import OutputArena, Region
+from .request import InferenceRequest
+from .response import InferenceResponse
+from .tensor import Tensor
+
+# Message types, server -> worker.
+INIT = 1
+REGION = 2
+EXECUTE = 3
+FINALIZE = 4
+AUTO_COMPLETE = 5
+# Message types, worker -> server.
+READY = 101
+ERROR = 102
+RESULT = 103
+FINALIZED = 104
+CONFIG = 105
+
+PROTOCOL_VERSION = 1
+
+LOCATION_REGION = 0
+LOCATION_INLINE = 1
+
+HEADER = struct.Struct("<IB3x")
+
+_U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_EXECUTE_HEAD = struct.Struct("<IQQ")  # request_count, output_offset, output_size
+_RESULT_HEAD = struct.Struct("<IQ")  # response_count, output_bytes_used
+_TYPE_NDIM = struct.Struct("<BB")
+_RESPONSE_OK = struct.Struct("<BI")  # has_error = 0, output_count
+_RESPONSE_ERROR = struct.Struct("<BBI")  # has_error = 1, code, message length
+# A tensor descriptor after its name, one struct per ndim (a u8), so that a
+# tensor costs one pack or two unpacks: dims, location, byte_size[, offset].
+_DIMS_LOCATION_SIZE = [struct.Struct(f"<{ndim}qBQ") for ndim in range(256)]
+_REGION_DESCRIPTOR = [struct.Struct(f"<BB{ndim}qBQQ") for ndim in range(256)]
+_INLINE_DESCRIPTOR = [struct.Struct(f"<BB{ndim}qBQ") for ndim in range(256)]
+
+# Encoded str16 names of outputs: the same few names come back every batch.
+_NAME_CACHE_LIMIT = 4096
+_encoded_names: dict[str, bytes] = {}
+
+
+class ProtocolError(Exception):
+    """A message that does not follow PROTOCOL.md."""
+
+
+def encode_header(length: int, message_type: int) -> bytes:
+    """The 8-byte header in front of a payload of `length` bytes."""
+    return HEADER.pack(length, message_type)
+
+
+def decode_header(header: bytes) -> tuple[int, int]:
+    """(payload length, message type) of an 8-byte header."""
+    return HEADER.unpack(header)
+
+
+def _json_default(value: Any) -> Any:
+    """Lets configs hold numpy scalars and arrays (dims = array.shape items)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def encode_json(value: Any) -> bytes:
+    """A JSON payload (READY, CONFIG)."""
+    return json.dumps(value, default=_json_default).encode("utf-8")
+
+
+def decode_json(payload: bytes) -> dict:
+    """A JSON object payload (INIT, AUTO_COMPLETE)."""
+    try:
+        value = json.loads(payload)
+    except ValueError as error:
+        raise ProtocolError(f"payload is not JSON: {error}") from error
+    if not isinstance(value, dict):
+        raise ProtocolError(f"payload is JSON {type(value).__name__}, not an object")
+    return value
+
+
+def decode_region(payload: bytes) -> int:
+    """The size of the region a REGION message announces."""
+    if len(payload) != _U64.size:
+        raise ProtocolError(f"REGION payload has {len(payload)} bytes, not 8")
+    return _U64.unpack(payload)[0]
+
+
+def encode_error(code: int, message: str) -> bytes:
+    """An ERROR payload: the code, then the message to the end."""
+    return bytes((code,)) + message.encode("utf-8", "replace")
+
+
+def decode_execute(payload: bytearray, region: Optional[Region]) -> tuple[int, int, list[InferenceRequest]]:
+    """(output_offset, output_size, requests) of an EXECUTE payload.
+
+    Inputs become arrays that view `region` (location 0) or `payload` itself
+    (location 1), so `payload` must stay alive, and unchanged, while the
+    requests are in use.
+    """
+    try:
+        return _decode_execute(payload, region)
+    except (struct.error, ValueError, UnicodeDecodeError) as error:
+        raise ProtocolError(f"malformed EXECUTE: {error}") from error
+
+
+def _decode_execute(payload: bytearray, region: Optional[Region]) -> tuple[int, int, list[InferenceRequest]]:
+    view = memoryview(payload)
+    size = len(view)
+    request_count, output_offset, output_size = _EXECUTE_HEAD.unpack_from(view, 0)
+    if request_count < 1:
+        raise ValueError("request_count is 0")
+    position = _EXECUTE_HEAD.size
+    unpack_u32 = _U32.unpack_from
+    unpack_u16 = _U16.unpack_from
+    new_request = InferenceRequest._from_server
+    requests = []
+    for _ in range(request_count):
+        (input_count,) = unpack_u32(view, position)
+        position += 4
+        inputs = []
+        for _ in range(input_count):
+            tensor, position = _decode_tensor(payload, view, size, position, region)
+            inputs.append(tensor)
+        (output_count,) = unpack_u32(view, position)
+        position += 4
+        names = []
+        for _ in range(output_count):
+            (length,) = unpack_u16(view, position)
+            position += 2
+            end = position + length
+            if end > size:
+                raise ValueError("requested output name runs past the payload")
+            names.append(str(view[position:end], "utf-8"))
+            position = end
+        requests.append(new_request(inputs, names))
+    if position != size:
+        raise ValueError(f"{size - position} bytes follow the last request")
+    return output_offset, output_size, requests
+
+
+def _decode_tensor(payload: bytearray, view: memoryview, size: int, position: int,
+                   region: Optional[Region]) -> tuple[Tensor, int]:
+    """One tensor descriptor (and its inline data) at `position` of the
+    `size`-byte payload; returns the tensor and the position after it."""
+    (length,) = _U16.unpack_from(view, position)
+    position += 2
+    end = position + length
+    if end > size:
+        raise ValueError("tensor name runs past the payload")
+    name = str(view[position:end], "utf-8")
+    dtype_number, ndim = _TYPE_NDIM.unpack_from(view, end)
+    fields = _DIMS_LOCATION_SIZE[ndim].unpack_from(view, end + 2)
+    position = end + 2 + _DIMS_LOCATION_SIZE[ndim].size
+    dims = fields[:ndim]
+    location = fields[ndim]
+    byte_size = fields[ndim + 1]
+    if location == LOCATION_REGION:
+        (offset,) = _U64.unpack_from(view, position)
+        position += 8
+        if region is None:
+            raise ValueError(f"input '{name}' lies in the region, but no region is mapped")
+        buffer = region.buffer
+        limit = region.size
+    elif location == LOCATION_INLINE:
+        offset = position
+        position += byte_size
+        buffer = payload
+        limit = size
+    else:
+        raise ValueError(f"input '{name}' has location {location}")
+    if offset + byte_size > limit:
+        raise ValueError(f"input '{name}' data [{offset}, {offset + byte_size}) lies outside its buffer of {limit} bytes")
+    count = 1
+    for dim in dims:
+        if dim < 0:
+            raise ValueError(f"input '{name}' has dims {list(dims)}")
+        count *= dim
+    if dtype_number == _types.BYTES:
+        array = _types.deserialize_bytes(buffer, offset, byte_size, count).reshape(dims)
+    else:
+        dtype = _types.WIRE_DTYPES.get(dtype_number)
+        if dtype is None:
+            raise ValueError(f"input '{name}' has unknown datatype {dtype_number}")
+        if count * dtype.itemsize != byte_size:
+            raise ValueError(f"input '{name}' of {count} x {dtype} elements has byte_size {byte_size}")
+        array = np.ndarray(dims, dtype, buffer, offset)
+    return Tensor._wrap(name, array, dtype_number), position
+
+
+def encode_result(responses: Sequence[InferenceResponse], requests: Sequence[InferenceRequest],
+                  region: Optional[Region], arena: Optional[OutputArena],
+                  bf16_outputs: frozenset = frozenset()) -> bytearray:
+    """The RESULT payload for `responses` (one per request, already checked).
+
+    Each response carries only the outputs its request asked for, in the
+    model's order. Data goes into the region through `arena` when it fits,
+    else inline; `arena` None means all inline. A uint16 output named in
+    `bf16_outputs` (the config says TYPE_BF16) is sent as BF16, since numpy
+    cannot say so itself.
+    """
+    out = bytearray(_RESULT_HEAD.size)
+    for response, request in zip(responses, requests):
+        error = response._error
+        if error is not None:
+            message = error._message.encode("utf-8", "replace")
+            out += _RESPONSE_ERROR.pack(1, error._code, len(message))
+            out += message
+            continue
+        wanted = request._requested_output_names
+        tensors = [tensor for tensor in response._output_tensors if tensor._name in wanted]
+        out += _RESPONSE_OK.pack(0, len(tensors))
+        for tensor in tensors:
+            _encode_tensor(out, tensor, region, arena, bf16_outputs)
+    _RESULT_HEAD.pack_into(out, 0, len(responses), arena.used if arena is not None else 0)
+    return out
+
+
+def _encoded_name(name: str) -> bytes:
+    """`name` as str16, cached."""
+    encoded = _encoded_names.get(name)
+    if encoded is None:
+        data = name.encode("utf-8")
+        encoded = _U16.pack(len(data)) + data
+        if len(_encoded_names) < _NAME_CACHE_LIMIT:
+            _encoded_names[name] = encoded
+    return encoded
+
+
+def _encode_tensor(out: bytearray, tensor: Tensor, region: Optional[Region], arena: Optional[OutputArena],
+                   bf16_outputs: frozenset) -> None:
+    """Appends one output descriptor to `out`, its data to the region or,
+    when it does not fit, to `out` (inline). Empty data is always inline.
+
+    Dense little-endian arrays, the usual case, are copied with one memcpy;
+    others (transposed, big-endian) are converted by numpy on the way.
+    """
+    array = tensor._array
+    dtype_number = tensor._dtype
+    if dtype_number == _types.UINT16 and tensor._name in bf16_outputs:
+        dtype_number = _types.BF16
+    shape = array.shape
+    ndim = len(shape)
+    if dtype_number == _types.BYTES:
+        data = _types.serialize_bytes(array)
+        nbytes = len(data)
+    else:
+        data = None
+        nbytes = array.nbytes
+    offset = arena.place(nbytes) if arena is not None and nbytes else None
+    out += _encoded_name(tensor._name)
+    if offset is not None:
+        out += _REGION_DESCRIPTOR[ndim].pack(dtype_number, ndim, *shape, LOCATION_REGION, nbytes, offset)
+        if data is None:
+            wire_dtype = _types.WIRE_DTYPES[dtype_number]
+            if array.dtype == wire_dtype and array.flags.c_contiguous:
+                region.buffer[offset:offset + nbytes] = array
+            else:
+                np.copyto(np.ndarray(shape, wire_dtype, region.buffer, offset), array)
+        else:
+            region.buffer[offset:offset + nbytes] = data
+        return
+    out += _INLINE_DESCRIPTOR[ndim].pack(dtype_number, ndim, *shape, LOCATION_INLINE, nbytes)
+    if data is not None:
+        out += data
+    elif nbytes:
+        wire_dtype = _types.WIRE_DTYPES[dtype_number]
+        if array.dtype != wire_dtype or not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array, dtype=wire_dtype)
+        # memoryview: `bytearray += ndarray` would be numpy's broadcasting add.
+        out += memoryview(array)

@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The worker process: `python -m inferd_python.worker`.
+
+The server starts one per Python model instance, with its end of a socket
+pair on descriptor INFERD_PYTHON_CONTROL_FD (3), and drives it with the
+messages of python/PROTOCOL.md: INIT (or AUTO_COMPLETE), REGION, EXECUTE one
+at a time, FINALIZE. The model's own failures are answered with ERROR and
+the worker goes on; a broken protocol ends the worker, which the server
+treats as a dead worker and replaces.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from . import _protocol as protocol
+from ._channel import Channel, Message
+from ._loader import ModelLoadError, describe_exception, load_model_class
+from ._protocol import ProtocolError
+from ._region import OutputArena, Region
+from .config import ModelConfig
+from .errors import TritonError
+from .logger import Logger, set_prefix
+from .response import InferenceResponse
+
+CONTROL_FD_VARIABLE = "INFERD_PYTHON_CONTROL_FD"
+PARENT_POLL_SECONDS = 1.0
+
+
+class Worker:
+    """Serves one model instance over one channel."""
+
+    def __init__(self, channel: Channel) -> None:
+        self._channel = channel
+        self._region: Optional[Region] = None
+        self._model: Any = None
+        self._execute: Optional[Callable[[list], Any]] = None
+        self._model_file = ""
+        self._bf16_outputs: frozenset = frozenset()
+
+    def serve(self) -> int:
+        """Answers messages until FINALIZE or the end of the socket; returns
+        the exit status. Raises ProtocolError on a message it cannot follow."""
+        receive = self._channel.receive
+        while True:
+            message = receive()
+            if message is None:
+                return 0
+            kind = message.type
+            if message.fd is not None and kind != protocol.REGION:
+                os.close(message.fd)
+                raise ProtocolError(f"message type {kind} carries a descriptor")
+            if kind == protocol.EXECUTE:
+                self._on_execute(message.payload)
+            elif kind == protocol.REGION:
+                self._on_region(message)
+            elif kind == protocol.INIT:
+                self._on_init(message.payload)
+            elif kind == protocol.AUTO_COMPLETE:
+                self._on_auto_complete(message.payload)
+            elif kind == protocol.FINALIZE:
+                self._on_finalize()
+                return 0
+            else:
+                raise ProtocolError(f"unknown message type {kind}")
+
+    def _send_error(self, code: int, message: str) -> None:
+        self._channel.send(protocol.ERROR, protocol.encode_error(code, message))
+
+    # -- INIT and AUTO_COMPLETE ------------------------------------------------
+
+    def _on_init(self, payload: bytearray) -> None:
+        """Imports model.py, creates the model and calls initialize(args);
+        answers READY, or ERROR UNAVAILABLE (the model cannot load)."""
+        try:
+            init = protocol.decode_json(payload)
+        except ProtocolError as error:
+            self._send_error(TritonError.UNAVAILABLE, f"malformed INIT: {error}")
+            return
+        if init.get("protocol") != protocol.PROTOCOL_VERSION:
+            self._send_error(
+                TritonError.UNAVAILABLE,
+                f"the server speaks worker protocol {init.get('protocol')!r}, this worker "
+                f"{protocol.PROTOCOL_VERSION}: install the inferd-python package of the same inferd release")
+            return
+        set_prefix(str(init.get("log_prefix", "")))
+        self._model_file = str(init.get("model_file", ""))
+        args = init.get("args") or {}
+        try:
+            model_class = load_model_class(self._model_file)
+        except ModelLoadError as error:
+            self._send_error(TritonError.UNAVAILABLE, str(error))
+            return
+        try:
+            model = model_class()
+        except (Exception, SystemExit) as error:
+            self._send_error(TritonError.UNAVAILABLE,
+                             describe_exception(f"{model_class.__name__}()", error, self._model_file))
+            return
+        execute = getattr(model, "execute", None)
+        if not callable(execute):
+            self._send_error(TritonError.UNAVAILABLE, f"{model_class.__name__} in {self._model_file} has no execute() method")
+            return
+        initialize = getattr(model, "initialize", None)
+        if initialize is not None:
+            try:
+                initialize(args)
+            except (Exception, SystemExit) as error:
+                self._send_error(TritonError.UNAVAILABLE, describe_exception("initialize()", error, self._model_file))
+                return
+        self._model = model
+        self._execute = execute
+        self._bf16_outputs = _bf16_outputs(args.get("model_config"))
+        self._channel.send(protocol.READY, protocol.encode_json({"pid": os.getpid(), "python": sys.version}))
+
+    def _on_auto_complete(self, payload: bytearray) -> None:
+        """Imports model.py and lets its auto_complete_config() complete the
+        config; answers CONFIG, or ERROR UNAVAILABLE."""
+        try:
+            request = protocol.decode_json(payload)
+        except ProtocolError as error:
+            self._send_error(TritonError.UNAVAILABLE, f"malformed AUTO_COMPLETE: {error}")
+            return
+        model_file = str(request.get("model_file", ""))
+        config = request.get("config")
+        if not isinstance(config, dict):
+            self._send_error(TritonError.UNAVAILABLE, "malformed AUTO_COMPLETE: 'config' is not an object")
+            return
+        try:
+            model_class = load_model_class(model_file)
+        except ModelLoadError as error:
+            self._send_error(TritonError.UNAVAILABLE, str(error))
+            return
+        model_config = ModelConfig(config)
+        auto_complete = getattr(model_class, "auto_complete_config", None)
+        if auto_complete is not None:
+            try:
+                completed = auto_complete(model_config)
+            except (Exception, SystemExit) as error:
+                self._send_error(TritonError.UNAVAILABLE, describe_exception("auto_complete_config()", error, model_file))
+                return
+            if not isinstance(completed, ModelConfig):
+                self._send_error(
+                    TritonError.UNAVAILABLE,
+                    f"auto_complete_config() returned {type(completed).__name__}, not the ModelConfig it was given")
+                return
+            model_config = completed
+        try:
+            answer = protocol.encode_json({"config": model_config.as_dict()})
+        except (TypeError, ValueError) as error:
+            self._send_error(TritonError.UNAVAILABLE, f"the config auto_complete_config() made is not JSON: {error}")
+            return
+        self._channel.send(protocol.CONFIG, answer)
+
+    # -- REGION and EXECUTE -------------------------------------------------------
+
+    def _on_region(self, message: Message) -> None:
+        """Maps the new region in place of the old one. When it cannot be
+        mapped, the error is logged and outputs go inline until the next
+        REGION."""
+        if message.fd is None:
+            raise ProtocolError("REGION without a descriptor")
+        try:
+            size = protocol.decode_region(message.payload)
+        except ProtocolError:
+            os.close(message.fd)
+            raise
+        old, self._region = self._region, None
+        if old is not None:
+            old.release()
+        try:
+            self._region = Region(message.fd, size)
+        except (OSError, ValueError) as error:
+            Logger.log_error(f"cannot map the shared memory region of {size} bytes ({error}); tensors go inline")
+
+    def _on_execute(self, payload: bytearray) -> None:
+        """Runs execute() on one batch; answers RESULT, or ERROR INTERNAL for
+        the whole batch when execute fails or answers wrongly."""
+        execute = self._execute
+        if execute is None:
+            self._send_error(TritonError.UNAVAILABLE, "EXECUTE before the model was initialized")
+            return
+        region = self._region
+        try:
+            output_offset, output_size, requests = protocol.decode_execute(payload, region)
+        except ProtocolError as error:
+            self._send_error(TritonError.INTERNAL, str(error))
+            return
+        try:
+            responses = execute(requests)
+        except Exception as error:
+            self._send_error(TritonError.INTERNAL, describe_exception("execute()", error, self._model_file))
+            return
+        problem = _check_responses(responses, len(requests))
+        if problem is not None:
+            self._send_error(TritonError.INTERNAL, problem)
+            return
+        arena = None
+        if region is not None and output_size and output_offset + output_size <= region.size:
+            arena = OutputArena(output_offset, output_size)
+        try:
+            result = protocol.encode_result(responses, requests, region, arena, self._bf16_outputs)
+        except Exception as error:
+            self._send_error(TritonError.INTERNAL,
+                             f"the outputs execute() returned cannot be sent: {type(error).__name__}: {error}")
+            return
+        self._channel.send(protocol.RESULT, result)
+
+    # -- FINALIZE ---------------------------------------------------------------------
+
+    def _on_finalize(self) -> None:
+        """Calls finalize() (a failure is logged: the model is going away
+        anyway) and answers FINALIZED."""
+        finalize = getattr(self._model, "finalize", None) if self._model is not None else None
+        if finalize is not None:
+            try:
+                finalize()
+            except Exception as error:
+                Logger.log_error(describe_exception("finalize()", error, self._model_file))
+        self._channel.send(protocol.FINALIZED)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _check_responses(responses: Any, request_count: int) -> Optional[str]:
+    """Why `responses` is not one InferenceResponse per request, or None."""
+    if not isinstance(responses, (list, tuple)):
+        return (f"execute() returned {type(responses).__name__}, expected a list of "
+                f"{_plural(request_count, 'InferenceResponse')}")
+    if len(responses) != request_count:
+        return f"execute() returned {_plural(len(responses), 'response')} for {_plural(request_count, 'request')}"
+    for index, response in enumerate(responses):
+        if not isinstance(response, InferenceResponse):
+            return f"execute() returned a {type(response).__name__} as response {index}, not an InferenceResponse"
+    return None
+
+
+def _bf16_outputs(model_config: Any) -> frozenset:
+    """Names of the outputs the config declares TYPE_BF16: the model returns
+    those as uint16 bit patterns, and they are sent as BF16."""
+    try:
+        config = json.loads(model_config) if isinstance(model_config, str) else model_config
+        outputs = config.get("output") or []
+        return frozenset(output["name"] for output in outputs if output.get("data_type") == "TYPE_BF16")
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return frozenset()
+
+
+def _watch_parent() -> None:
+    """Exits when the parent process changes: a safety net should the server
+    die without closing the socket (it normally closes, which ends us)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="inferd-parent-watch", daemon=True).start()
+
+
+def main() -> int:
+    """Runs the worker on the inherited control socket; returns the exit
+    status."""
+    _watch_parent()
+    # The server's stdout may be a pipe or a file: print() from the model
+    # should reach its log line by line, not when a block buffer fills.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)
+    channel = Channel.from_fd(int(os.environ.get(CONTROL_FD_VARIABLE, "3")))
+    try:
+        return Worker(channel).serve()
+    except ProtocolError as error:
+        Logger.log_error(f"protocol error, the worker exits: {error}")
+        return 1
+
+
+if __name__ == "__main__":
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # os._exit: threads the model left running must not keep the process.
+    os._exit(status)

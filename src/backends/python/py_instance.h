@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// One instance of a Python model: one worker process, its shared memory
+// region, and the execution of batches through it. A worker that dies or
+// hangs fails only the batch it was executing and is replaced before the
+// next one (design §"Backends": user code never takes the server down).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "inferd/backend.h"
+#include "py_model.h"
+#include "request_batch.h"
+#include "shm_region.h"
+#include "worker_process.h"
+
+namespace inferd::python {
+
+class PyInstance {
+ public:
+  PyInstance(const PyModel& model, uint32_t index) : model_(model), index_(index) {}
+  ~PyInstance();  // finalizes the worker (FINALIZE, then kill if it lingers)
+  PyInstance(const PyInstance&) = delete;
+  PyInstance& operator=(const PyInstance&) = delete;
+
+  // Starts the worker and runs initialize(); the error is the model's
+  // UNAVAILABLE reason.
+  Status Start();
+  // Runs one batch; completes every request (backend.h contract).
+  void Execute(INFERD_Request** requests, size_t count);
+
+ private:
+  Status StartWorker();
+  // Before a batch: a worker that died while idle is replaced (with at most
+  // one attempt a second while starting keeps failing).
+  Status EnsureWorker();
+  // Ends the worker after a failure in flight and says why, for the batch's
+  // error.
+  std::string AbandonWorker(const Status& cause, bool timed_out);
+  Status SendRegion();
+  // Grows the region to at least `needed` bytes free (a new region is sent
+  // before the next EXECUTE); false when it cannot.
+  bool GrowRegion(uint64_t needed);
+  Status RunBatch(backend_util::RequestBatch& batch);
+  std::string Describe() const;
+
+  const PyModel& model_;
+  const uint32_t index_;
+  std::unique_ptr<WorkerProcess> worker_;
+  std::shared_ptr<ShmRegion> region_;
+  bool region_sent_ = false;
+  bool region_failed_ = false;  // logged once; everything travels inline
+  Status last_start_error_;
+  std::chrono::steady_clock::time_point last_start_attempt_{};
+};
+
+}  // namespace inferd::python

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// The messages between the Python backend and a Python worker process
+// (python/PROTOCOL.md): message types, the frame header, and the binary
+// EXECUTE / RESULT payloads. Pure encoding and decoding over byte buffers, no
+// I/O, so every rule is unit-tested without a process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend_status.h"
+#include "inferd/backend.h"
+
+namespace inferd::python {
+
+using backend_util::Status;
+using backend_util::StatusOr;
+
+enum class MessageType : uint8_t {
+  // server → worker
+  kInit = 1,
+  kRegion = 2,
+  kExecute = 3,
+  kFinalize = 4,
+  kAutoComplete = 5,
+  // worker → server
+  kReady = 101,
+  kError = 102,
+  kResult = 103,
+  kFinalized = 104,
+  kConfig = 105,
+};
+
+inline constexpr size_t kHeaderSize = 8;
+// A payload larger than this is a protocol error, not an allocation.
+inline constexpr uint64_t kMaxPayloadBytes = uint64_t{1} << 32;
+
+struct Header {
+  uint32_t length = 0;
+  MessageType type = MessageType::kError;
+};
+void EncodeHeader(const Header& header, uint8_t out[kHeaderSize]);
+Header DecodeHeader(const uint8_t in[kHeaderSize]);
+
+enum class Location : uint8_t { kRegion = 0, kInline = 1 };
+
+// One tensor as EXECUTE and RESULT describe it. On encode, `data` is the
+// inline bytes (location kInline) and ignored otherwise; on decode, `data`
+// points into the decoded payload (which must outlive it).
+struct WireTensor {
+  std::string_view name;
+  INFERD_DataType datatype = INFERD_TYPE_INVALID;
+  std::span<const int64_t> dims;
+  Location location = Location::kInline;
+  uint64_t byte_size = 0;
+  uint64_t offset = 0;           // kRegion
+  const uint8_t* data = nullptr;  // kInline
+};
+
+// ---- EXECUTE (server → worker) ------------------------------------------------
+
+// Appends EXECUTE's payload piece by piece: Begin, then per request
+// BeginRequest, its inputs, its requested outputs.
+class ExecuteEncoder {
+ public:
+  ExecuteEncoder(uint32_t request_count, uint64_t output_offset, uint64_t output_size);
+  void BeginRequest(uint32_t input_count);
+  void AddInput(const WireTensor& input);
+  void SetRequestedOutputs(std::span<const std::string_view> names);
+  std::vector<uint8_t>& payload() { return out_; }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+// The decoded form, for tests (the server never decodes EXECUTE).
+struct ExecuteRequest {
+  std::vector<WireTensor> inputs;
+  std::vector<std::string_view> requested_outputs;
+  std::vector<std::vector<int64_t>> dims_storage;
+};
+struct ExecuteMessage {
+  uint64_t output_offset = 0;
+  uint64_t output_size = 0;
+  std::vector<ExecuteRequest> requests;
+};
+StatusOr<ExecuteMessage> DecodeExecute(std::span<const uint8_t> payload);
+
+// ---- RESULT (worker → server) ------------------------------------------------
+
+struct WireResponse {
+  bool has_error = false;
+  INFERD_ErrorCode error_code = INFERD_ERROR_INTERNAL;
+  std::string_view error_message;
+  std::vector<WireTensor> outputs;
+};
+struct ResultMessage {
+  uint64_t output_bytes_used = 0;
+  std::vector<WireResponse> responses;
+  // Backing store for every WireTensor::dims (copied: the payload is not
+  // aligned for int64_t).
+  std::vector<std::vector<int64_t>> dims_storage;
+};
+// Checks every count, length and bound against the payload; a malformed
+// RESULT is an error, never an out-of-bounds read.
+StatusOr<ResultMessage> DecodeResult(std::span<const uint8_t> payload);
+
+// For tests and for the worker side's mirror: RESULT's encoding.
+class ResultEncoder {
+ public:
+  ResultEncoder(uint32_t response_count, uint64_t output_bytes_used);
+  void AddError(INFERD_ErrorCode code, std::string_view message);
+  void BeginOutputs(uint32_t output_count);
+  void AddOutput(const WireTensor& output);
+  std::vector<uint8_t>& payload() { return out_; }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+// ---- ERROR (worker → server) -------------------------------------------------
+
+struct ErrorMessage {
+  INFERD_ErrorCode code = INFERD_ERROR_INTERNAL;
+  std::string message;
+};
+ErrorMessage DecodeError(std::span<const uint8_t> payload);
+
+}  // namespace inferd::python

@@ -10,6 +10,7 @@
 #   make test              unit + integration tests, release and ASan+UBSan builds
 #   make test-unit         C++ unit tests (ctest) of the release build
 #   make test-integration  pytest against build/bin/inferd
+#   make test-python       the Python backend's worker package (python/) on its own
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
 #   make bench             all four benchmarks below, one after the other
@@ -38,7 +39,7 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)
 FORMAT_DIRS := $(wildcard src include tests/unit bench examples)
 CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google, ColumnLimit: 100})
 
-.PHONY: setup build serve install test test-unit test-integration asan asan-build \
+.PHONY: setup build serve install test test-unit test-python test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
         bench-lifecycle bench-scheduler tsan tsan-build format clean
 
@@ -58,7 +59,7 @@ PREFIX ?= /usr/local
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install build --prefix "$(PREFIX)"
 
-test: test-unit test-integration asan tsan
+test: test-unit test-python test-integration asan tsan
 
 test-unit: build
 	ctest --preset release
@@ -68,6 +69,10 @@ define run_pytest
 	env $(2) INFERD_BINARY="$(CURDIR)/$(1)" $(PYTEST) -ra --timeout=$(PYTEST_TIMEOUT) \
 	  $(PYTEST_ARGS) tests/integration
 endef
+
+# The worker side of the Python backend, without a server (tests/python).
+test-python: setup
+	$(PYTEST) -ra --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests/python
 
 test-integration: build
 	$(call run_pytest,build/bin/inferd)

@@ -282,9 +282,14 @@ def main() -> int:
         return 1
 
 
-if __name__ == "__main__":
+def run() -> int:
+    """main(), then the process ends at once: threads the model left running
+    must not keep it alive."""
     status = main()
     sys.stdout.flush()
     sys.stderr.flush()
-    # os._exit: threads the model left running must not keep the process.
     os._exit(status)
+
+
+if __name__ == "__main__":
+    run()

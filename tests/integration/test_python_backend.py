@@ -12,6 +12,7 @@ import pathlib
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -529,3 +530,22 @@ class TritonPythonModel:
 """)
     server = make_server(repo)
     assert repository_index(server)["add_sub"]["state"] == "READY", server.output()
+
+
+def test_interpreter_without_numpy_is_a_clear_load_error(make_server, tmp_path):
+    """A python3 without numpy (a bare virtualenv) makes the version
+    UNAVAILABLE with a reason that says so, not just "exited with status 1"."""
+    env = tmp_path / "bare-env"
+    import venv
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env)
+    probe = subprocess.run([str(env / "bin" / "python3"), "-c", "import numpy"],
+                           capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("the base interpreter leaks numpy into the bare virtualenv")
+    repo = repository(tmp_path, "add_sub")
+    add_parameters(repo / "add_sub", EXECUTION_ENV_PATH=str(env))
+    server = make_server(repo)
+    entry = repository_index(server)["add_sub"]
+    assert entry["state"] == "UNAVAILABLE"
+    assert "numpy is not installed for" in entry["reason"]
+    assert "EXECUTION_ENV_PATH" in entry["reason"]

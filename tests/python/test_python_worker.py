@@ -50,7 +50,7 @@ class WorkerProcess:
         if theirs.fileno() == 3:
             os.set_inheritable(3, True)  # dup2(3, 3) would leave close-on-exec set
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-        self.pid = os.posix_spawn(python, [python, "-m", "inferd_python.worker"], worker_environment(), file_actions=[
+        self.pid = os.posix_spawn(python, [python, "-m", "inferd_python_worker"], worker_environment(), file_actions=[
             (os.POSIX_SPAWN_DUP2, theirs.fileno(), 3),
             (os.POSIX_SPAWN_OPEN, 1, str(self.stdout_path), flags, 0o644),
             (os.POSIX_SPAWN_OPEN, 2, str(self.stderr_path), flags, 0o644),
@@ -552,7 +552,7 @@ import os, sys
 fd = int(sys.argv[1])
 os.set_inheritable(fd, True)
 flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-pid = os.posix_spawn(sys.executable, [sys.executable, "-m", "inferd_python.worker"], dict(os.environ),
+pid = os.posix_spawn(sys.executable, [sys.executable, "-m", "inferd_python_worker"], dict(os.environ),
                      file_actions=[(os.POSIX_SPAWN_DUP2, fd, 3),
                                    (os.POSIX_SPAWN_OPEN, 1, sys.argv[2], flags, 0o644),
                                    (os.POSIX_SPAWN_OPEN, 2, sys.argv[2], flags, 0o644)])

@@ -227,14 +227,14 @@ StatusOr<WorkerCommand> MakeWorkerCommand(const std::string& execution_env,
   if (!interpreter.ok()) return interpreter.status();
   const std::string package_directory = LibraryDirectory();
   if (package_directory.empty() ||
-      !fs::exists(fs::path(package_directory) / "inferd_python" / "worker.py")) {
+      !fs::exists(fs::path(package_directory) / "inferd_python_worker.py")) {
     return Status(INFERD_ERROR_UNAVAILABLE,
                   "the inferd_python package is not installed beside the python backend (in '" +
                       package_directory + "')");
   }
   WorkerCommand command;
   command.interpreter = *interpreter;
-  command.arguments = {"-m", "inferd_python.worker"};
+  command.arguments = {"-m", "inferd_python_worker"};
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     command.environment.emplace_back(*entry);
   }

@@ -50,8 +50,11 @@ build: setup
 	cmake --preset release
 	cmake --build --preset release
 
+# Python models run on Debian's python3 (with python3-numpy, from setup) unless
+# INFERD_PYTHON names another interpreter.
 serve: build
-	build/bin/inferd serve --model-repository examples/models
+	INFERD_PYTHON="$${INFERD_PYTHON:-$$(command -v /usr/bin/python3 || command -v python3)}" \
+	  build/bin/inferd serve --model-repository examples/models
 
 # The server, its backends, the backend ABI headers and the CMake package that
 # out-of-tree backends use (find_package(inferd)); see docs/backends.md.

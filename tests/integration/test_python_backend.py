@@ -549,3 +549,21 @@ def test_interpreter_without_numpy_is_a_clear_load_error(make_server, tmp_path):
     assert entry["state"] == "UNAVAILABLE"
     assert "numpy is not installed for" in entry["reason"]
     assert "EXECUTION_ENV_PATH" in entry["reason"]
+
+
+def test_example_post_processing_model_labels_ocr_cls_output(server):
+    """examples/models: ocr_cls (ONNX) then ocr_cls_label (Python), as the
+    README shows."""
+    http = httpclient.InferenceServerClient(server.http_url)
+    image = np.random.default_rng(3).random((2, 3, 48, 192), dtype=np.float32)
+    probabilities = http.infer("ocr_cls", [http_input("x", image)]).as_numpy("softmax_0.tmp_0")
+    result = http.infer("ocr_cls_label", [http_input("probabilities", probabilities)])
+    expected = np.where(probabilities.argmax(axis=1) == 0, b"0", b"180").reshape(2, 1)
+    np.testing.assert_array_equal(result.as_numpy("angle"), expected)
+    np.testing.assert_allclose(result.as_numpy("score")[:, 0], probabilities.max(axis=1))
+    reply = requests.post(f"http://{server.http_url}/v2/models/ocr_cls_label/infer", timeout=10, json={
+        "inputs": [{"name": "probabilities", "datatype": "FP32", "shape": [2, 2],
+                    "data": [0.9, 0.1, 0.2, 0.8]}]}).json()
+    outputs = {o["name"]: o["data"] for o in reply["outputs"]}
+    assert outputs["angle"] == ["0", "180"]
+    assert outputs["score"] == pytest.approx([0.9, 0.8])

@@ -13,10 +13,12 @@
 #   make test-python       the Python backend's worker package (python/) on its own
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
-#   make bench             all four benchmarks below, one after the other
+#   make bench             all five benchmarks below, one after the other
 #   make bench-transport   inferd vs bare round trip vs in-process (bench/run.sh)
 #   make bench-batching    dynamic batching vs in-process (bench/batching.sh)
 #   make bench-lifecycle   p99 during version swaps, folder → serving, start-up (bench/lifecycle.sh)
+#   make bench-backends    Python and LibTorch backends' cost per request vs in-process and
+#                          vs an ONNX Identity model (bench/backends.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
@@ -41,7 +43,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 
 .PHONY: setup build serve install test test-unit test-python test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-lifecycle bench-scheduler tsan tsan-build format clean
+        bench-lifecycle bench-backends bench-scheduler tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -114,6 +116,7 @@ bench: build
 	bench/run.sh
 	bench/batching.sh
 	bench/lifecycle.sh
+	bench/backends.sh
 	$(SCHEDULER_BENCH)
 
 bench-transport: build
@@ -124,6 +127,9 @@ bench-batching: build
 
 bench-lifecycle: build
 	bench/lifecycle.sh
+
+bench-backends: build
+	bench/backends.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

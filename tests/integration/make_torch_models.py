@@ -7,9 +7,11 @@ conflicts with Debian's torch):
 
     /usr/bin/python3 tests/integration/make_torch_models.py OUT
 
-OUT/models is a model repository; OUT/expected/<model>/<tensor>.npy holds the
+OUT/models is a model repository, OUT/thread_models another (served by its own
+server with a fixed --cpu-cores); OUT/expected/<model>/<tensor>.npy holds the
 inputs the test sends and the outputs the same scripted module gives for them
-when run here, in-process, by python3-torch.
+when run here, in-process, by python3-torch. numpy here has no bfloat16: BF16
+tensors are saved as their int16 bit patterns.
 """
 import pathlib
 import sys
@@ -78,6 +80,59 @@ class Types(torch.nn.Module):
                 f32 * 0.25, f64 / 3.0)
 
 
+class Bf16(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        return x * 2, x.to(torch.float32)
+
+
+# Exactly representable in bfloat16; twice the last one overflows to +inf.
+BF16_VALUES = [1.0, -2.5, 0.15625, 256.0, -0.0, 1.9921875, 2.0**-10, 2.0**127]
+
+# ATen's all-reduce sum of a float tensor splits the tensor into one shard per
+# intra-op thread (at::parallel_for, grain 32768) and adds the shards' sums in
+# order, so the float32 rounding of the result depends on the thread count.
+THREADS_N = 8 * 32768  # 8 shards of one grain: counts 1..8 are told apart
+THREADS_ROLLS = 8
+
+
+class Threads(torch.nn.Module):
+    """Returns sums of rotations of a fixed tensor: a fingerprint of the
+    intra-op thread count forward() ran with (torch.get_num_threads() is not
+    scriptable in 1.13)."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(1)
+        # Wide magnitudes make the rounding differ between shardings.
+        data = (torch.randn(THREADS_N, generator=g) *
+                torch.pow(2.0, torch.randint(-20, 21, (THREADS_N,), generator=g).float()))
+        self.register_buffer("data", data)
+        self.rolls = THREADS_ROLLS
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        sums: List[torch.Tensor] = []
+        for j in range(self.rolls):
+            sums.append(torch.roll(self.data, j * 9973).sum())
+        return torch.stack(sums) + x
+
+
+def thread_fingerprints(scripted, x):
+    """Row k-1: the module's output when ATen runs it with k intra-op threads."""
+    before = torch.get_num_threads()
+    rows = []
+    try:
+        for k in range(1, 9):
+            torch.set_num_threads(k)
+            assert torch.get_num_threads() == k
+            rows.append(scripted(x))
+    finally:
+        torch.set_num_threads(before)
+    table = torch.stack(rows)
+    distinct = {tuple(row.tolist()) for row in table}
+    assert len(distinct) == len(rows), "thread fingerprints collide; change the seed"
+    return table
+
+
 TYPES = [("b", "BOOL", np.bool_), ("u8", "UINT8", np.uint8), ("i8", "INT8", np.int8),
          ("i16", "INT16", np.int16), ("i32", "INT32", np.int32), ("i64", "INT64", np.int64),
          ("f16", "FP16", np.float16), ("f32", "FP32", np.float32), ("f64", "FP64", np.float64)]
@@ -96,15 +151,15 @@ def config(name, inputs, outputs, max_batch_size=0, extra="", platform=True):
         extra, ""])
 
 
-def save(out, name, module, cfg, inputs, call):
-    """Scripts `module` into models/<name>, writes the config and the expected
+def save(out, name, module, cfg, inputs, call, repo="models"):
+    """Scripts `module` into <repo>/<name>, writes the config and the expected
     tensors: the inputs (dict name -> array) and call(scripted, tensors)'s
     outputs (dict name -> tensor)."""
     scripted = torch.jit.script(module.eval())
-    version = out / "models" / name / "1"
+    version = out / repo / name / "1"
     version.mkdir(parents=True)
     scripted.save(str(version / "model.pt"))
-    (out / "models" / name / "config.pbtxt").write_text(cfg)
+    (out / repo / name / "config.pbtxt").write_text(cfg)
     expected = out / "expected" / name
     expected.mkdir(parents=True)
     tensors = {k: torch.from_numpy(v) for k, v in inputs.items()}
@@ -168,6 +223,33 @@ def main(out):
           for i, (_, _, np_type) in enumerate(TYPES)},
          lambda m, t: dict(zip([f"OUTPUT__{i}" for i in range(len(TYPES))],
                                m(*[t[f"INPUT__{i}"] for i in range(len(TYPES))]))))
+
+    # BF16 in and out; the bits travel as int16 (see the module docstring).
+    save(out, "bf16", Bf16(),
+         config("bf16", [("INPUT__0", "BF16", [8])],
+                [("OUTPUT__0", "BF16", [8]), ("OUTPUT__1", "FP32", [8])]),
+         {"INPUT__0": torch.tensor(BF16_VALUES, dtype=torch.bfloat16).view(torch.int16).numpy()},
+         lambda m, t: dict(zip(["OUTPUT__0", "OUTPUT__1"],
+                               [o.view(torch.int16) if o.dtype == torch.bfloat16 else o
+                                for o in m(t["INPUT__0"].view(torch.bfloat16))])))
+
+    # Served with --cpu-cores 6: unset gives each instance 6 / instances.
+    for name, count, parameter in [
+            ("threads_unset", 1, None),
+            ("threads_unset_two_instances", 2, None),
+            ("threads_two", 1, ("intra_op_thread_count", "2")),
+            ("threads_one", 1, ("intra_op_thread_count", "1")),
+            ("threads_four_triton_key", 1, ("INTRA_OP_THREAD_COUNT", "4"))]:
+        extra = f"instance_group [ {{ count: {count} kind: KIND_CPU }} ]"
+        if parameter is not None:
+            extra += (f'\nparameters {{ key: "{parameter[0]}" '
+                      f'value {{ string_value: "{parameter[1]}" }} }}')
+        save(out, name, Threads(),
+             config(name, [("INPUT__0", "FP32", [1])], [("OUTPUT__0", "FP32", [THREADS_ROLLS])],
+                    extra=extra),
+             {"INPUT__0": np.zeros(1, dtype=np.float32)},
+             lambda m, t: {"fingerprints": thread_fingerprints(m, t["INPUT__0"])},
+             repo="thread_models")
 
     # 8 rows the test splits into requests of 1..4 rows.
     save(out, "batched", Batched(),

@@ -4,7 +4,8 @@ tritonclient HTTP and gRPC: TorchScript models made at test time by Debian's
 python3-torch (make_torch_models.py, run with /usr/bin/python3), outputs equal
 to what the same scripted module gives in python3-torch, tuple/list/dict
 outputs, binding by forward() argument names, dict input, every data type the
-test clients send, dynamic batching, and a file LibTorch cannot load.
+test clients send (BF16 as ml_dtypes.bfloat16), dynamic batching, the
+intra-op thread count each model runs with, and a file LibTorch cannot load.
 
 Skipped when the backend was not built (no libtorch-dev) or /usr/bin/python3
 cannot import torch (no python3-torch); scripts/setup.sh installs both.
@@ -13,6 +14,7 @@ import concurrent.futures
 import subprocess
 import threading
 
+import ml_dtypes
 import numpy as np
 import pytest
 import requests
@@ -96,7 +98,7 @@ def infer(server, protocol, model, inputs, outputs=None):
 def _datatype(dtype):
     return {np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32",
             np.int64: "INT64", np.float16: "FP16", np.float32: "FP32",
-            np.float64: "FP64"}[np.dtype(dtype).type]
+            np.float64: "FP64", ml_dtypes.bfloat16: "BF16"}[np.dtype(dtype).type]
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -172,6 +174,72 @@ def test_every_data_type(torch_server, torch_models, protocol):
         np.testing.assert_array_equal(outputs[f"OUTPUT__{i}"], want)
 
 
+# make_torch_models.py's BF16_VALUES: exact in bfloat16. The bf16 model returns
+# them doubled (the last overflows to +inf) and widened to float32.
+BF16_VALUES = [1.0, -2.5, 0.15625, 256.0, -0.0, 1.9921875, 2.0**-10, 2.0**127]
+BF16_DOUBLED = [2.0, -5.0, 0.3125, 512.0, -0.0, 3.984375, 2.0**-9, np.inf]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_bf16_in_and_out(torch_server, torch_models, protocol):
+    # tritonclient sends and returns BF16 as ml_dtypes.bfloat16 arrays; the
+    # expected files hold python3-torch's bfloat16 bits as int16.
+    sent = expected(torch_models, "bf16", "INPUT__0").view(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(sent.astype(np.float32), np.array(BF16_VALUES, np.float32))
+    # Requested outputs come back as binary data over HTTP (BF16 has no JSON
+    # input form, so the input is binary there too).
+    outputs = infer(torch_server, protocol, "bf16", {"INPUT__0": sent}, ["OUTPUT__0", "OUTPUT__1"])
+    doubled = outputs["OUTPUT__0"]
+    assert doubled.dtype == ml_dtypes.bfloat16
+    assert doubled.shape == (8,)
+    np.testing.assert_array_equal(doubled.view(np.uint16),
+                                  expected(torch_models, "bf16", "OUTPUT__0").view(np.uint16))
+    np.testing.assert_array_equal(doubled.astype(np.float32), np.array(BF16_DOUBLED, np.float32))
+    assert np.signbit(doubled.astype(np.float32)[4])  # -0.0 * 2 keeps its sign
+    widened = outputs["OUTPUT__1"]
+    assert widened.dtype == np.float32
+    np.testing.assert_array_equal(widened, expected(torch_models, "bf16", "OUTPUT__1"))
+    np.testing.assert_array_equal(widened, np.array(BF16_VALUES, np.float32))
+    assert np.signbit(widened[4])
+
+
+def threads_used(torch_models, model, output):
+    """The intra-op thread count the model's forward() ran with, told by its
+    output: fingerprints.npy row k-1 is the output under k threads (distinct
+    rows, checked by make_torch_models.py); None when no row matches."""
+    table = expected(torch_models, model, "fingerprints")
+    matches = [k + 1 for k, row in enumerate(table) if np.array_equal(row, output)]
+    assert len(matches) <= 1, (model, matches)
+    return matches[0] if matches else None
+
+
+# --cpu-cores 6: unset, a model's instances share the 6 (model_loader.cc);
+# the parameter (either spelling) overrides it.
+THREAD_CPU_CORES = 6
+THREAD_MODELS = {"threads_unset": 6, "threads_unset_two_instances": 3, "threads_two": 2,
+                 "threads_one": 1, "threads_four_triton_key": 4}
+
+
+def test_intra_op_thread_count_is_applied(make_server, torch_models):
+    server = make_server(torch_models / "thread_models", "--cpu-cores", str(THREAD_CPU_CORES))
+    zero = {"INPUT__0": np.zeros(1, np.float32)}
+    # Interleaved, twice: LibTorch keeps one process-wide count, yet each
+    # model runs with its own.
+    for round_ in range(2):
+        for i, (model, want) in enumerate(THREAD_MODELS.items()):
+            output = infer(server, PROTOCOLS[(i + round_) % 2], model, zero)["OUTPUT__0"]
+            assert threads_used(torch_models, model, output) == want, model
+    # Both instances of the two-instance model (concurrent requests reach the
+    # second) use 6 / 2.
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(infer, server, PROTOCOLS[i % 2], "threads_unset_two_instances",
+                               zero) for i in range(16)]
+        for future in futures:
+            output = future.result(timeout=120)["OUTPUT__0"]
+            assert threads_used(torch_models, "threads_unset_two_instances", output) == 3
+    assert server.alive()
+
+
 def test_requests_are_batched_and_split_back(torch_server, torch_models):
     rows = expected(torch_models, "batched", "INPUT__0")
     want0 = expected(torch_models, "batched", "OUTPUT__0")
@@ -221,7 +289,8 @@ def test_unloadable_model_is_unavailable_with_libtorch_message(torch_server):
     bad_threads = states["bad_threads"]
     assert bad_threads["state"] == "UNAVAILABLE", bad_threads
     assert "intra_op_thread_count" in bad_threads["reason"], bad_threads
-    for name in ["add_sub", "named", "dict_out", "dict_in", "int64", "types", "batched", "raises"]:
+    for name in ["add_sub", "named", "dict_out", "dict_in", "int64", "types", "bf16", "batched",
+                 "raises"]:
         assert states[name]["state"] == "READY", states[name]
     assert requests.get(f"http://{torch_server.http_url}/v2/health/live",
                         timeout=10).status_code == 200

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Status and StatusOr for the backends that ship with inferd. A backend
+// Status and StatusOr (and a few ABI helpers) for the backends that ship
+// with inferd. A backend
 // library sees only include/inferd/backend.h, so it cannot use Abseil; this
 // is the small subset it needs, carrying an INFERD_ErrorCode so errors cross
 // the ABI as-is. Shared by every in-tree backend (src/backends/common).
@@ -62,6 +63,52 @@ class [[nodiscard]] StatusOr {
 inline Status WithContext(Status status, const std::string& context) {
   if (status.ok()) return status;
   return Status(status.code(), context + ": " + status.message());
+}
+
+// The ABI form of `status`: NULL for OK, else a new error from the server.
+inline INFERD_Error* ToError(const INFERD_ServerApi* api, const Status& status) {
+  if (status.ok()) return nullptr;
+  return api->ErrorNew(status.code(), status.message().c_str());
+}
+
+// In-tree backends ship with the server, so they require its major version
+// and every member of this header's minor version (`backend` names the
+// library in the error).
+inline Status CheckAbi(const INFERD_ServerApi* api, const INFERD_ModelSpec* spec,
+                       const std::string& backend) {
+  if (api->version_major != INFERD_BACKEND_API_VERSION_MAJOR ||
+      api->struct_size < sizeof(INFERD_ServerApi)) {
+    return Status(INFERD_ERROR_UNSUPPORTED, backend + " backend: incompatible server api");
+  }
+  if (spec == nullptr || spec->struct_size < sizeof(INFERD_ModelSpec)) {
+    return Status(INFERD_ERROR_UNSUPPORTED, backend + " backend: incompatible model spec");
+  }
+  return Status();
+}
+
+// Bytes of one element; 0 for BYTES (variable) and unknown types.
+inline size_t ElementByteSize(INFERD_DataType datatype) {
+  switch (datatype) {
+    case INFERD_TYPE_BOOL:
+    case INFERD_TYPE_UINT8:
+    case INFERD_TYPE_INT8:
+      return 1;
+    case INFERD_TYPE_UINT16:
+    case INFERD_TYPE_INT16:
+    case INFERD_TYPE_FP16:
+    case INFERD_TYPE_BF16:
+      return 2;
+    case INFERD_TYPE_UINT32:
+    case INFERD_TYPE_INT32:
+    case INFERD_TYPE_FP32:
+      return 4;
+    case INFERD_TYPE_UINT64:
+    case INFERD_TYPE_INT64:
+    case INFERD_TYPE_FP64:
+      return 8;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace inferd::backend_util

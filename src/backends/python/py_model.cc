@@ -53,32 +53,8 @@ StatusOr<std::chrono::milliseconds> ParseSeconds(std::string_view key, std::stri
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
 
-size_t ElementSize(INFERD_DataType datatype) {
-  switch (datatype) {
-    case INFERD_TYPE_BOOL:
-    case INFERD_TYPE_UINT8:
-    case INFERD_TYPE_INT8:
-      return 1;
-    case INFERD_TYPE_UINT16:
-    case INFERD_TYPE_INT16:
-    case INFERD_TYPE_FP16:
-    case INFERD_TYPE_BF16:
-      return 2;
-    case INFERD_TYPE_UINT32:
-    case INFERD_TYPE_INT32:
-    case INFERD_TYPE_FP32:
-      return 4;
-    case INFERD_TYPE_UINT64:
-    case INFERD_TYPE_INT64:
-    case INFERD_TYPE_FP64:
-      return 8;
-    default:
-      return 0;  // BYTES: variable
-  }
-}
-
 uint64_t TensorBytes(const INFERD_TensorSpec& tensor, uint64_t rows) {
-  const size_t element = ElementSize(tensor.datatype);
+  const size_t element = backend_util::ElementByteSize(tensor.datatype);
   if (element == 0) return kVariableTensorBytes;
   uint64_t bytes = element * rows;
   for (size_t i = 0; i < tensor.dims_count; ++i) {

@@ -22,22 +22,10 @@ namespace {
 
 using inferd::pt::Status;
 
-INFERD_Error* ToError(const INFERD_ServerApi* api, const Status& status) {
-  if (status.ok()) return nullptr;
-  return api->ErrorNew(status.code(), status.message().c_str());
-}
+using inferd::backend_util::ToError;
 
-// Every field we read exists in servers of our major version with at least
-// this header's minor version.
 Status CheckAbi(const INFERD_ServerApi* api, const INFERD_ModelSpec* spec) {
-  if (api->version_major != INFERD_BACKEND_API_VERSION_MAJOR ||
-      api->struct_size < sizeof(INFERD_ServerApi)) {
-    return Status(INFERD_ERROR_UNSUPPORTED, "pytorch backend: incompatible server api");
-  }
-  if (spec == nullptr || spec->struct_size < sizeof(INFERD_ModelSpec)) {
-    return Status(INFERD_ERROR_UNSUPPORTED, "pytorch backend: incompatible model spec");
-  }
-  return Status();
+  return inferd::backend_util::CheckAbi(api, spec, "pytorch");
 }
 
 }  // namespace

@@ -236,30 +236,6 @@ StatusOr<std::string> ResolveModelFile(const char* model_path) {
   return path.string();
 }
 
-size_t ElementByteSize(INFERD_DataType datatype) {
-  switch (datatype) {
-    case INFERD_TYPE_BOOL:
-    case INFERD_TYPE_UINT8:
-    case INFERD_TYPE_INT8:
-      return 1;
-    case INFERD_TYPE_UINT16:
-    case INFERD_TYPE_INT16:
-    case INFERD_TYPE_FP16:
-    case INFERD_TYPE_BF16:
-      return 2;
-    case INFERD_TYPE_UINT32:
-    case INFERD_TYPE_INT32:
-    case INFERD_TYPE_FP32:
-      return 4;
-    case INFERD_TYPE_UINT64:
-    case INFERD_TYPE_INT64:
-    case INFERD_TYPE_FP64:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
 const char* DataTypeName(INFERD_DataType datatype) {
   switch (datatype) {
     case INFERD_TYPE_BOOL:

@@ -79,7 +79,7 @@ StatusOr<TorchParameters> ParseParameters(const INFERD_ModelSpec& spec);
 // folder); NOT_FOUND when missing.
 StatusOr<std::string> ResolveModelFile(const char* model_path);
 
-size_t ElementByteSize(INFERD_DataType datatype);  // 0 for BYTES and INVALID
+using backend_util::ElementByteSize;  // 0 for BYTES and INVALID
 const char* DataTypeName(INFERD_DataType datatype);
 std::string DimsToString(std::span<const int64_t> dims);
 std::optional<int64_t> ElementCount(std::span<const int64_t> dims);  // nullopt: invalid/overflow

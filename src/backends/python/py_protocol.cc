@@ -89,6 +89,16 @@ class Reader {
   bool ok_ = true;
 };
 
+// Bytes from the peer become enum values only when they name one: an
+// out-of-range value in an enum object is undefined behaviour.
+INFERD_DataType ToDataType(uint8_t value) {
+  return value <= INFERD_TYPE_BF16 ? static_cast<INFERD_DataType>(value) : INFERD_TYPE_INVALID;
+}
+INFERD_ErrorCode ToErrorCode(uint8_t value) {
+  return value <= INFERD_ERROR_CANCELLED ? static_cast<INFERD_ErrorCode>(value)
+                                         : INFERD_ERROR_UNKNOWN;
+}
+
 Status Malformed(const std::string& what) {
   return Status::Internal("malformed message from the Python worker: " + what);
 }
@@ -97,7 +107,7 @@ Status Malformed(const std::string& what) {
 Status GetTensor(Reader& reader, std::vector<std::vector<int64_t>>& dims_storage,
                  WireTensor& tensor) {
   tensor.name = reader.Str16();
-  tensor.datatype = static_cast<INFERD_DataType>(reader.Get<uint8_t>());
+  tensor.datatype = ToDataType(reader.Get<uint8_t>());
   const uint8_t ndim = reader.Get<uint8_t>();
   std::vector<int64_t>& dims = dims_storage.emplace_back();
   for (uint8_t i = 0; i < ndim && reader.ok(); ++i) dims.push_back(reader.Get<int64_t>());
@@ -220,7 +230,7 @@ StatusOr<ResultMessage> DecodeResult(std::span<const uint8_t> payload) {
     const uint8_t has_error = reader.Get<uint8_t>();
     if (has_error != 0) {
       response.has_error = true;
-      response.error_code = static_cast<INFERD_ErrorCode>(reader.Get<uint8_t>());
+      response.error_code = ToErrorCode(reader.Get<uint8_t>());
       response.error_message = reader.Str32();
       if (!reader.ok()) return Malformed("an error response is cut short");
       continue;
@@ -244,8 +254,7 @@ ErrorMessage DecodeError(std::span<const uint8_t> payload) {
     error.message = "the Python worker reported an error without a message";
     return error;
   }
-  error.code = static_cast<INFERD_ErrorCode>(payload[0]);
-  if (error.code > INFERD_ERROR_CANCELLED) error.code = INFERD_ERROR_UNKNOWN;
+  error.code = ToErrorCode(payload[0]);
   error.message.assign(reinterpret_cast<const char*>(payload.data()) + 1, payload.size() - 1);
   return error;
 }

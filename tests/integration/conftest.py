@@ -26,19 +26,30 @@ if os.path.exists("/usr/bin/python3"):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count):
+    """`count` distinct free ports: all bound at once, so the kernel cannot
+    hand the same one out twice (it did: gRPC and metrics collided)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            sockets.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 class RunningServer:
     def __init__(self, repos, extra_args, log_path, backends=None, wait_models=True):
         self.wait_models = wait_models
-        self.http_port = free_port()
-        self.grpc_port = free_port()
         # Always a free metrics port (the default 8002 would collide between
         # servers), unless the test chooses one itself.
-        self.metrics_port = free_port()
+        self.http_port, self.grpc_port, self.metrics_port = free_ports(3)
         args = [str(BINARY), "serve", "--host", "127.0.0.1",
                 "--http-port", str(self.http_port), "--grpc-port", str(self.grpc_port),
                 "--backend-directory", str(backends or BACKENDS)]

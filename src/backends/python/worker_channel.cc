@@ -85,6 +85,17 @@ Status WorkerChannel::ReadExactly(uint8_t* out, size_t size,
                                   bool* timed_out) {
   size_t done = 0;
   while (done < size) {
+    StatusOr<size_t> got = ReadSome(out + done, size - done, deadline, timed_out);
+    if (!got.ok()) return got.status();
+    done += *got;
+  }
+  return Status();
+}
+
+StatusOr<size_t> WorkerChannel::ReadSome(
+    uint8_t* out, size_t capacity, std::optional<std::chrono::steady_clock::time_point> deadline,
+    bool* timed_out) {
+  for (;;) {
     int timeout_ms = -1;
     if (deadline) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(
@@ -102,28 +113,42 @@ Status WorkerChannel::ReadExactly(uint8_t* out, size_t size,
       return SystemError("waiting for the Python worker failed");
     }
     if (ready == 0) continue;  // the deadline check above ends the wait
-    const ssize_t got = ::recv(fd_, out + done, size - done, MSG_DONTWAIT);
+    const ssize_t got = ::recv(fd_, out, capacity, MSG_DONTWAIT);
     if (got == 0) return Status(INFERD_ERROR_UNAVAILABLE, "the Python worker closed its socket");
     if (got < 0) {
       if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
       return SystemError("reading from the Python worker failed");
     }
-    done += static_cast<size_t>(got);
+    return static_cast<size_t>(got);
   }
-  return Status();
 }
 
 StatusOr<WorkerChannel::Message> WorkerChannel::Receive(
     std::optional<std::chrono::steady_clock::time_point> deadline, bool* timed_out) {
   *timed_out = false;
-  uint8_t header_bytes[kHeaderSize];
-  INFERD_BACKEND_RETURN_IF_ERROR(ReadExactly(header_bytes, kHeaderSize, deadline, timed_out));
-  const Header header = DecodeHeader(header_bytes);
+  // One read usually brings the whole answer (one poll and one recv rather
+  // than two of each). The worker sends exactly one message per message it
+  // got, so bytes past this message would break the protocol.
+  size_t have = 0;
+  while (have < kHeaderSize) {
+    StatusOr<size_t> got = ReadSome(first_read_.data() + have, first_read_.size() - have,
+                                    deadline, timed_out);
+    if (!got.ok()) return got.status();
+    have += *got;
+  }
+  const Header header = DecodeHeader(first_read_.data());
+  const size_t payload_bytes = have - kHeaderSize;
+  if (payload_bytes > header.length) {
+    return Status::Internal("malformed message from the Python worker: " +
+                            std::to_string(payload_bytes - header.length) +
+                            " bytes follow its answer");
+  }
   Message message;
   message.type = header.type;
   message.payload.resize(header.length);
-  INFERD_BACKEND_RETURN_IF_ERROR(
-      ReadExactly(message.payload.data(), header.length, deadline, timed_out));
+  std::memcpy(message.payload.data(), first_read_.data() + kHeaderSize, payload_bytes);
+  INFERD_BACKEND_RETURN_IF_ERROR(ReadExactly(message.payload.data() + payload_bytes,
+                                             header.length - payload_bytes, deadline, timed_out));
   return message;
 }
 

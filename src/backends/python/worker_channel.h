@@ -6,6 +6,7 @@
 
 #include <sys/uio.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -45,8 +46,15 @@ class WorkerChannel {
   Status ReadExactly(uint8_t* out, size_t size,
                      std::optional<std::chrono::steady_clock::time_point> deadline,
                      bool* timed_out);
+  // Waits until readable (or `deadline`), then reads what is there, up to
+  // `capacity` bytes; at least one.
+  StatusOr<size_t> ReadSome(uint8_t* out, size_t capacity,
+                            std::optional<std::chrono::steady_clock::time_point> deadline,
+                            bool* timed_out);
 
   int fd_;
+  // The first read of each answer: its header and, usually, all of it.
+  std::array<uint8_t, 4096> first_read_{};
 };
 
 }  // namespace inferd::python

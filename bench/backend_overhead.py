@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lifecycle_bench import Server, percentile  # noqa: E402  (pinned inferd, nearest rank)
-from report import fmt  # noqa: E402  (median (min–max) †, as the other benchmarks)
+from report import fmt, write_report  # noqa: E402  (median (min–max) †, as the other benchmarks)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHAPE = [1, 16]
@@ -557,12 +557,7 @@ def summarize(directory, out, meta):
         for p in rs.protocols:
             text += server_table(rs, p)
         text += inprocess_table(rs) + notes_list(rs)
-    markdown = "\n".join(text) + "\n"
-    sys.stdout.write(markdown)
-    if out:
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        with open(out, "w") as f:
-            f.write(markdown)
+    write_report(text, out)
 
 
 def main():

@@ -35,7 +35,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import fmt, mark  # noqa: E402  (the other benchmarks' formatting)
+from report import fmt, mark, write_report  # noqa: E402  (the other benchmarks' formatting)
 
 SWAP_P99_GOAL = 1.2  # p99 during the swaps / steady-state p99
 STARTUP_OVERHEAD_GOAL_MS = 200
@@ -497,12 +497,7 @@ def summarize(directory, out, meta):
         text.append(f"| {r['label']} | {len(runs)} | {fmt([x['ready_ms'] for x in runs])} | "
                     f"{fmt([x['loaded_ms'] for x in runs if x['loaded_ms'] is not None])} | "
                     f"{fmt(over)}{mark(over, lambda v: v <= STARTUP_OVERHEAD_GOAL_MS)} |")
-    markdown = "\n".join(text) + "\n"
-    sys.stdout.write(markdown)
-    if out:
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        with open(out, "w") as f:
-            f.write(markdown)
+    write_report(text, out)
 
 
 def main():

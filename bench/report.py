@@ -149,6 +149,16 @@ def spread(values):
     return med, lo, hi, med > 0 and (hi - lo) / med > 0.10
 
 
+def write_report(lines, out):
+    """Prints a markdown report and, when `out` is set, writes it there too."""
+    markdown = "\n".join(lines) + "\n"
+    sys.stdout.write(markdown)
+    if out:
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        with open(out, "w") as f:
+            f.write(markdown)
+
+
 def fmt(values, digits=0, suffix=""):
     if not values:
         return "–"
@@ -228,12 +238,7 @@ def summarize(directory, out, meta):
     text += ["", "Ratios, computed per repeat (inferd and its references measured side by side), "
              "then median (min–max). Goal: p50 ÷ bare p50 ≤ 1.25× at concurrency 1 (✓/✗).", ""]
     text += ratio_table(runs)
-    markdown = "\n".join(text) + "\n"
-    sys.stdout.write(markdown)
-    if out:
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        with open(out, "w") as f:
-            f.write(markdown)
+    write_report(text, out)
 
 
 # --- batching (bench/batching.sh) ---------------------------------------------------
@@ -386,12 +391,7 @@ def summarize_batching(directory, out, meta):
     text += table
     text += ["", "In-process reference (ort_inprocess, one session, intra-op 1), per batch size:", ""]
     text += reference
-    markdown = "\n".join(text) + "\n"
-    sys.stdout.write(markdown)
-    if out:
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        with open(out, "w") as f:
-            f.write(markdown)
+    write_report(text, out)
 
 
 def main():

@@ -90,7 +90,8 @@ class RunningServer:
         raise RuntimeError(f"inferd did not become live and serving:\n{self.output()}")
 
     def output(self):
-        self.log.flush()
+        if not self.log.closed:  # stop() closes it; the file is still there
+            self.log.flush()
         return pathlib.Path(self.log_path).read_text(errors="replace")
 
     def alive(self):

@@ -146,7 +146,9 @@ StatusOr<WorkerChannel::Message> WorkerChannel::Receive(
   Message message;
   message.type = header.type;
   message.payload.resize(header.length);
-  std::memcpy(message.payload.data(), first_read_.data() + kHeaderSize, payload_bytes);
+  if (payload_bytes > 0) {  // an empty vector's data() may be null
+    std::memcpy(message.payload.data(), first_read_.data() + kHeaderSize, payload_bytes);
+  }
   INFERD_BACKEND_RETURN_IF_ERROR(ReadExactly(message.payload.data() + payload_bytes,
                                              header.length - payload_bytes, deadline, timed_out));
   return message;

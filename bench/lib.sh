@@ -81,6 +81,9 @@ wait_ready() {
 # so each ONNX Runtime session gets intra-op 1 thread.
 start_inferd() {
   read -r INFERD_HTTP_PORT INFERD_GRPC_PORT INFERD_METRICS_PORT < <($REPORT free-ports 3)
+  # Python models (examples/models/ocr_cls_label) run on Debian's python3, which
+  # has numpy (python3-numpy), as `make serve` does; not whatever python3 leads PATH.
+  INFERD_PYTHON="${INFERD_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}" \
   taskset -c "$SERVER_CORE" "$INFERD_BINARY" serve --model-repository "$1" \
     --backend-directory "$INFERD_BACKEND_DIR" --host 127.0.0.1 --cpu-cores 1 \
     --http-port "$INFERD_HTTP_PORT" --grpc-port "$INFERD_GRPC_PORT" \

@@ -22,6 +22,10 @@ REPEATS=${BENCH_REPEATS:-3}
 INTERVAL_MS=${BENCH_INTERVAL_MS:-1500}
 SERVER_CORE=${BENCH_SERVER_CORE:-0}
 CLIENT_CORE=${BENCH_CLIENT_CORE:-1}
+# Every inferd a benchmark starts runs Python models (examples/models/ocr_cls_label)
+# on Debian's python3, which has numpy (python3-numpy), as `make serve` does; not
+# whatever python3 leads PATH.
+export INFERD_PYTHON="${INFERD_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}"
 PA=.venv/bin/perf_analyzer
 PY=.venv/bin/python
 REPORT="$PY bench/report.py"
@@ -81,9 +85,6 @@ wait_ready() {
 # so each ONNX Runtime session gets intra-op 1 thread.
 start_inferd() {
   read -r INFERD_HTTP_PORT INFERD_GRPC_PORT INFERD_METRICS_PORT < <($REPORT free-ports 3)
-  # Python models (examples/models/ocr_cls_label) run on Debian's python3, which
-  # has numpy (python3-numpy), as `make serve` does; not whatever python3 leads PATH.
-  INFERD_PYTHON="${INFERD_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}" \
   taskset -c "$SERVER_CORE" "$INFERD_BINARY" serve --model-repository "$1" \
     --backend-directory "$INFERD_BACKEND_DIR" --host 127.0.0.1 --cpu-cores 1 \
     --http-port "$INFERD_HTTP_PORT" --grpc-port "$INFERD_GRPC_PORT" \

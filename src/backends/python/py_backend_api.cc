@@ -32,7 +32,8 @@ INFERD_Error* Guarded(const INFERD_ServerApi* api, F&& body) noexcept {
   try {
     return ToError(api, body());
   } catch (const std::exception& e) {
-    return api->ErrorNew(INFERD_ERROR_INTERNAL, (std::string("python backend: ") + e.what()).c_str());
+    return api->ErrorNew(INFERD_ERROR_INTERNAL,
+                         (std::string("python backend: ") + e.what()).c_str());
   } catch (...) {
     return api->ErrorNew(INFERD_ERROR_INTERNAL, "python backend: unknown exception");
   }

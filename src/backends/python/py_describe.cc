@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <charconv>
+#include <climits>
 #include <string_view>
 #include <vector>
 
@@ -18,13 +18,20 @@ namespace inferd::python {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, INFERD_DataType>, 14> kTypeNames = {{
-    {"TYPE_BOOL", INFERD_TYPE_BOOL},     {"TYPE_UINT8", INFERD_TYPE_UINT8},
-    {"TYPE_UINT16", INFERD_TYPE_UINT16}, {"TYPE_UINT32", INFERD_TYPE_UINT32},
-    {"TYPE_UINT64", INFERD_TYPE_UINT64}, {"TYPE_INT8", INFERD_TYPE_INT8},
-    {"TYPE_INT16", INFERD_TYPE_INT16},   {"TYPE_INT32", INFERD_TYPE_INT32},
-    {"TYPE_INT64", INFERD_TYPE_INT64},   {"TYPE_FP16", INFERD_TYPE_FP16},
-    {"TYPE_FP32", INFERD_TYPE_FP32},     {"TYPE_FP64", INFERD_TYPE_FP64},
-    {"TYPE_STRING", INFERD_TYPE_BYTES},  {"TYPE_BF16", INFERD_TYPE_BF16},
+    {"TYPE_BOOL", INFERD_TYPE_BOOL},
+    {"TYPE_UINT8", INFERD_TYPE_UINT8},
+    {"TYPE_UINT16", INFERD_TYPE_UINT16},
+    {"TYPE_UINT32", INFERD_TYPE_UINT32},
+    {"TYPE_UINT64", INFERD_TYPE_UINT64},
+    {"TYPE_INT8", INFERD_TYPE_INT8},
+    {"TYPE_INT16", INFERD_TYPE_INT16},
+    {"TYPE_INT32", INFERD_TYPE_INT32},
+    {"TYPE_INT64", INFERD_TYPE_INT64},
+    {"TYPE_FP16", INFERD_TYPE_FP16},
+    {"TYPE_FP32", INFERD_TYPE_FP32},
+    {"TYPE_FP64", INFERD_TYPE_FP64},
+    {"TYPE_STRING", INFERD_TYPE_BYTES},
+    {"TYPE_BF16", INFERD_TYPE_BF16},
 }};
 
 INFERD_DataType TypeFromName(std::string_view name) {
@@ -50,17 +57,17 @@ Status ReportTensors(const INFERD_ServerApi& api, INFERD_Signature* signature,
                      const rapidjson::Value& config, const char* key, bool batching, bool input) {
   if (!config.HasMember(key)) return Status();
   const rapidjson::Value& list = config[key];
-  if (!list.IsArray()) return Status::InvalidArg(std::string("auto_complete_config: '") + key + "' is not a list");
+  if (!list.IsArray())
+    return Status::InvalidArg(std::string("auto_complete_config: '") + key + "' is not a list");
   for (const rapidjson::Value& tensor : list.GetArray()) {
     if (!tensor.IsObject() || !tensor.HasMember("name") || !tensor["name"].IsString()) {
       return Status::InvalidArg(std::string("auto_complete_config: an entry of '") + key +
                                 "' has no name");
     }
     const std::string name = tensor["name"].GetString();
-    const INFERD_DataType datatype =
-        tensor.HasMember("data_type") && tensor["data_type"].IsString()
-            ? TypeFromName(tensor["data_type"].GetString())
-            : INFERD_TYPE_INVALID;
+    const INFERD_DataType datatype = tensor.HasMember("data_type") && tensor["data_type"].IsString()
+                                         ? TypeFromName(tensor["data_type"].GetString())
+                                         : INFERD_TYPE_INVALID;
     if (datatype == INFERD_TYPE_INVALID) {
       return Status::InvalidArg("auto_complete_config: '" + name + "' has no valid data_type");
     }
@@ -98,13 +105,14 @@ Status DescribePythonModel(const INFERD_ServerApi& api, const INFERD_ModelSpec& 
   writer.Key("model_directory");
   writer.String((*model)->model_directory.c_str());
   writer.Key("config");
-  writer.RawValue((*model)->config_json.data(), (*model)->config_json.size(), rapidjson::kObjectType);
+  writer.RawValue((*model)->config_json.data(), (*model)->config_json.size(),
+                  rapidjson::kObjectType);
   writer.EndObject();
   WorkerChannel& channel = (*worker)->channel();
-  Status status = channel.Send(MessageType::kAutoComplete,
-                               std::span<const uint8_t>(
-                                   reinterpret_cast<const uint8_t*>(buffer.GetString()),
-                                   buffer.GetSize()));
+  Status status =
+      channel.Send(MessageType::kAutoComplete,
+                   std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(buffer.GetString()),
+                                            buffer.GetSize()));
   bool timed_out = false;
   const auto timeout = (*model)->params.initialize_timeout;
   StatusOr<WorkerChannel::Message> answer =
@@ -137,10 +145,10 @@ Status DescribePythonModel(const INFERD_ServerApi& api, const INFERD_ModelSpec& 
     return Status::Internal("the Python worker's CONFIG is not a JSON object with 'config'");
   }
   const rapidjson::Value& config = document["config"];
-  const int64_t max_batch_size = config.HasMember("max_batch_size") &&
-                                         config["max_batch_size"].IsInt64()
-                                     ? config["max_batch_size"].GetInt64()
-                                     : 0;
+  const int64_t max_batch_size =
+      config.HasMember("max_batch_size") && config["max_batch_size"].IsInt64()
+          ? config["max_batch_size"].GetInt64()
+          : 0;
   const bool batching = max_batch_size > 0;
   api.SignatureSetMaxBatchSize(signature,
                                static_cast<int32_t>(std::min<int64_t>(max_batch_size, INT32_MAX)));

@@ -52,7 +52,8 @@ std::string PyInstance::Describe() const {
 
 PyInstance::~PyInstance() {
   if (worker_ == nullptr) return;
-  if (worker_->Running() && worker_->channel().Send(MessageType::kFinalize, std::span<const uint8_t>()).ok()) {
+  if (worker_->Running() &&
+      worker_->channel().Send(MessageType::kFinalize, std::span<const uint8_t>()).ok()) {
     bool timed_out = false;
     (void)worker_->channel().Receive(Clock::now() + kFinalizeTimeout, &timed_out);
     worker_->WaitOrKill(2000);
@@ -80,9 +81,9 @@ Status PyInstance::StartWorker() {
   if (!started.ok()) return started.status();
   worker_ = std::move(*started);
   if (region_ == nullptr && !region_failed_ && model_.params.shm_mode != ShmMode::kNone) {
-    StatusOr<std::shared_ptr<ShmRegion>> region = ShmRegion::Create(
-        model_.params.shm_mode, model_.initial_region_bytes,
-        model_.name + "-" + std::to_string(index_));
+    StatusOr<std::shared_ptr<ShmRegion>> region =
+        ShmRegion::Create(model_.params.shm_mode, model_.initial_region_bytes,
+                          model_.name + "-" + std::to_string(index_));
     if (region.ok()) {
       region_ = std::move(*region);
     } else {
@@ -101,9 +102,9 @@ Status PyInstance::StartWorker() {
   }
   bool timed_out = false;
   StatusOr<WorkerChannel::Message> answer =
-      status.ok() ? worker_->channel().Receive(DeadlineAfter(model_.params.initialize_timeout),
-                                               &timed_out)
-                  : StatusOr<WorkerChannel::Message>(status);
+      status.ok()
+          ? worker_->channel().Receive(DeadlineAfter(model_.params.initialize_timeout), &timed_out)
+          : StatusOr<WorkerChannel::Message>(status);
   if (answer.ok() && answer->type == MessageType::kReady) return Status();
 
   Status failure;
@@ -282,17 +283,18 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
     return Status(error.code, error.message);
   }
   if (answer->type != MessageType::kResult) {
-    return Status::Internal(AbandonWorker(
-        Status::Internal("unexpected message type " + std::to_string(static_cast<int>(answer->type))),
-        false));
+    return Status::Internal(
+        AbandonWorker(Status::Internal("unexpected message type " +
+                                       std::to_string(static_cast<int>(answer->type))),
+                      false));
   }
   auto payload = std::make_shared<std::vector<uint8_t>>(std::move(answer->payload));
   StatusOr<ResultMessage> result = DecodeResult(*payload);
   const uint64_t range_size = output_range ? output_range->size : 0;
   if (result.ok() && result->responses.size() != count) {
-    result = Status::Internal("malformed message from the Python worker: " +
-                              std::to_string(result->responses.size()) + " responses for " +
-                              std::to_string(count) + " requests");
+    result = Status::Internal(
+        "malformed message from the Python worker: " + std::to_string(result->responses.size()) +
+        " responses for " + std::to_string(count) + " requests");
   }
   if (result.ok() && result->output_bytes_used > range_size) {
     result = Status::Internal("malformed message from the Python worker: it used " +
@@ -308,14 +310,16 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
   const uint64_t used_begin = output_range ? output_range->offset : 0;
   if (output_range) {
     block = std::make_shared<RegionBlock>(region, output_range->offset, used);
-    if (used < output_range->size) region->Free(output_range->offset + used, output_range->size - used);
+    if (used < output_range->size)
+      region->Free(output_range->offset + used, output_range->size - used);
     output_range.reset();
   }
   uint64_t inline_output_bytes = 0;
   for (size_t i = 0; i < count; ++i) {
     const WireResponse& response = result->responses[i];
     if (response.has_error) {
-      batch.Complete(i, api.ErrorNew(response.error_code, std::string(response.error_message).c_str()));
+      batch.Complete(
+          i, api.ErrorNew(response.error_code, std::string(response.error_message).c_str()));
       continue;
     }
     for (const WireTensor& output : response.outputs) {

@@ -107,14 +107,16 @@ StatusOr<std::string> ResolveInterpreter(const std::string& execution_env,
       if (IsExecutableFile(path / name)) return (path / name).string();
     }
     return Status(INFERD_ERROR_UNAVAILABLE,
-                  shown + " is a folder without an executable bin/python3 (expected a "
-                          "virtualenv or conda environment)");
+                  shown +
+                      " is a folder without an executable bin/python3 (expected a "
+                      "virtualenv or conda environment)");
   }
   const std::string file = path.filename().string();
   if (file.ends_with(".tar.gz") || file.ends_with(".tgz")) {
     return Status(INFERD_ERROR_UNSUPPORTED,
-                  shown + " is an archive; unpack it (tar -xzf) and set EXECUTION_ENV_PATH "
-                          "to the unpacked folder");
+                  shown +
+                      " is an archive; unpack it (tar -xzf) and set EXECUTION_ENV_PATH "
+                      "to the unpacked folder");
   }
   if (!IsExecutableFile(path)) {
     return Status(INFERD_ERROR_UNAVAILABLE,

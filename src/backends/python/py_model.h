@@ -23,8 +23,8 @@ struct PyParameters {
   // bin/python3 runs the model) or an interpreter; relative to the model
   // folder; $$TRITON_MODEL_DIRECTORY is replaced by the model folder.
   std::string execution_env;
-  ShmMode shm_mode = ShmMode::kAuto;    // shared_memory: auto | dev-shm | none
-  uint64_t region_bytes = 0;             // shm_region_bytes; 0: sized from the config
+  ShmMode shm_mode = ShmMode::kAuto;       // shared_memory: auto | dev-shm | none
+  uint64_t region_bytes = 0;               // shm_region_bytes; 0: sized from the config
   uint64_t max_region_bytes = 1ull << 30;  // shm_max_region_bytes
   // execute_timeout_seconds / initialize_timeout_seconds; 0: wait forever.
   std::chrono::milliseconds execute_timeout{std::chrono::seconds(300)};
@@ -40,7 +40,7 @@ struct PyModel {
   std::string model_file;  // absolute path of <version>/model.py
   std::string config_json;
   PyParameters params;
-  WorkerCommand command;       // how to start a worker
+  WorkerCommand command;  // how to start a worker
   uint64_t initial_region_bytes = 0;
 };
 

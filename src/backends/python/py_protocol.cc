@@ -191,7 +191,8 @@ StatusOr<ExecuteMessage> DecodeExecute(std::span<const uint8_t> payload) {
     INFERD_BACKEND_RETURN_IF_ERROR(CheckCount(reader, output_count, 2, "output"));
     for (uint32_t i = 0; i < output_count; ++i) request.requested_outputs.push_back(reader.Str16());
     if (!reader.ok()) return Malformed("requested outputs are cut short");
-    for (size_t i = 0; i < request.inputs.size(); ++i) request.inputs[i].dims = request.dims_storage[i];
+    for (size_t i = 0; i < request.inputs.size(); ++i)
+      request.inputs[i].dims = request.dims_storage[i];
   }
   if (!reader.at_end()) return Malformed("trailing bytes after EXECUTE");
   return message;

@@ -57,7 +57,7 @@ struct WireTensor {
   std::span<const int64_t> dims;
   Location location = Location::kInline;
   uint64_t byte_size = 0;
-  uint64_t offset = 0;           // kRegion
+  uint64_t offset = 0;            // kRegion
   const uint8_t* data = nullptr;  // kInline
 };
 

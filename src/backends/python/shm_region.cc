@@ -83,8 +83,7 @@ StatusOr<std::shared_ptr<ShmRegion>> ShmRegion::Create(ShmMode mode, uint64_t si
     ::close(*fd);
     return status;
   }
-  return std::shared_ptr<ShmRegion>(
-      new ShmRegion(*fd, static_cast<uint8_t*>(base), size, kind));
+  return std::shared_ptr<ShmRegion>(new ShmRegion(*fd, static_cast<uint8_t*>(base), size, kind));
 }
 
 ShmRegion::ShmRegion(int fd, uint8_t* base, uint64_t size, const char* kind)

@@ -28,8 +28,8 @@ Status WorkerChannel::Send(MessageType type, std::span<const iovec> parts, int p
   uint64_t length = 0;
   for (const iovec& part : parts) length += part.iov_len;
   if (length >= kMaxPayloadBytes) {
-    return Status::InvalidArg("a message to the Python worker would be " +
-                              std::to_string(length) + " bytes, over the 4 GiB limit");
+    return Status::InvalidArg("a message to the Python worker would be " + std::to_string(length) +
+                              " bytes, over the 4 GiB limit");
   }
   uint8_t header[kHeaderSize];
   EncodeHeader(Header{static_cast<uint32_t>(length), type}, header);
@@ -131,8 +131,8 @@ StatusOr<WorkerChannel::Message> WorkerChannel::Receive(
   // got, so bytes past this message would break the protocol.
   size_t have = 0;
   while (have < kHeaderSize) {
-    StatusOr<size_t> got = ReadSome(first_read_.data() + have, first_read_.size() - have,
-                                    deadline, timed_out);
+    StatusOr<size_t> got =
+        ReadSome(first_read_.data() + have, first_read_.size() - have, deadline, timed_out);
     if (!got.ok()) return got.status();
     have += *got;
   }

@@ -119,7 +119,8 @@ void WorkerProcess::WaitOrKill(int timeout_ms) {
 
 std::string WorkerProcess::ExitDescription() {
   if (Running()) return "is running";
-  if (WIFEXITED(wait_status_)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status_));
+  if (WIFEXITED(wait_status_))
+    return "exited with status " + std::to_string(WEXITSTATUS(wait_status_));
   if (WIFSIGNALED(wait_status_)) {
     const int signal = WTERMSIG(wait_status_);
     const char* name = ::sigabbrev_np(signal);

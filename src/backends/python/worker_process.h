@@ -18,7 +18,7 @@
 namespace inferd::python {
 
 struct WorkerCommand {
-  std::string interpreter;  // a path, or a name looked up in PATH
+  std::string interpreter;             // a path, or a name looked up in PATH
   std::vector<std::string> arguments;  // after argv[0]
   // Full environment ("NAME=value") of the worker.
   std::vector<std::string> environment;

@@ -67,9 +67,9 @@ TEST(PythonProtocolTest, ExecuteRoundTripWithRegionAndInlineInputs) {
   EXPECT_EQ(first.inputs[0].location, Location::kRegion);
   EXPECT_EQ(first.inputs[0].offset, 128u);
   EXPECT_EQ(first.inputs[1].location, Location::kInline);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(first.inputs[1].data),
-                        first.inputs[1].byte_size),
-            inline_bytes);
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(first.inputs[1].data), first.inputs[1].byte_size),
+      inline_bytes);
   EXPECT_EQ(first.requested_outputs, names);
   EXPECT_TRUE(decoded->requests[1].inputs.empty());
   EXPECT_EQ(decoded->requests[1].requested_outputs, one);
@@ -131,7 +131,8 @@ TEST(PythonProtocolTest, TruncatedResultsAreErrors) {
   const std::vector<uint8_t>& full = encoder.payload();
   for (size_t size = 0; size < full.size(); ++size) {
     std::vector<uint8_t> cut(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(size));
-    EXPECT_FALSE(DecodeResult(cut).ok()) << "accepted " << size << " of " << full.size() << " bytes";
+    EXPECT_FALSE(DecodeResult(cut).ok())
+        << "accepted " << size << " of " << full.size() << " bytes";
   }
   std::vector<uint8_t> longer = full;
   longer.push_back(0);

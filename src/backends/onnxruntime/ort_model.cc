@@ -7,26 +7,8 @@
 #include "ort_signature.h"
 
 namespace inferd::ort {
-namespace {
 
-std::vector<TensorConfig> CopyTensors(const INFERD_TensorSpec* specs, size_t count) {
-  std::vector<TensorConfig> out;
-  out.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    const INFERD_TensorSpec& spec = specs[i];
-    TensorConfig& tensor = out.emplace_back();
-    tensor.name = spec.name != nullptr ? spec.name : "";
-    tensor.datatype = spec.datatype;
-    if (spec.dims != nullptr) tensor.dims.assign(spec.dims, spec.dims + spec.dims_count);
-    if (spec.reshape_dims != nullptr) {
-      tensor.reshape.emplace(spec.reshape_dims, spec.reshape_dims + spec.reshape_dims_count);
-    }
-    tensor.optional = spec.optional != 0;
-  }
-  return out;
-}
-
-}  // namespace
+using backend_util::CopyTensors;
 
 OrtModel::OrtModel(const INFERD_ServerApi& api, std::string name, std::string path)
     : api_(api), name_(std::move(name)), path_(std::move(path)) {}

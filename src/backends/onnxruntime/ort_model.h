@@ -18,14 +18,7 @@
 
 namespace inferd::ort {
 
-// A configured input or output, copied out of INFERD_TensorSpec.
-struct TensorConfig {
-  std::string name;
-  INFERD_DataType datatype = INFERD_TYPE_INVALID;
-  Dims dims;                    // excludes the batch dim when the model batches
-  std::optional<Dims> reshape;  // the model's view of `dims`, when configured
-  bool optional = false;
-};
+using backend_util::TensorConfig;
 
 // Immutable after Create; shared read-only by the instances, which are
 // deleted before it. `api` is borrowed and outlives the model.

@@ -27,16 +27,6 @@ Dims FillInOrder(std::span<const int64_t> target, std::span<const int64_t> actua
 
 }  // namespace
 
-std::optional<int64_t> ElementCount(std::span<const int64_t> dims) {
-  int64_t count = 1;
-  for (int64_t dim : dims) {
-    if (dim < 0) return std::nullopt;
-    if (dim != 0 && count > INT64_MAX / dim) return std::nullopt;
-    count *= dim;
-  }
-  return count;
-}
-
 StatusOr<Dims> ResolveDims(std::span<const int64_t> target, std::span<const int64_t> actual_pattern,
                            std::span<const int64_t> actual, std::string_view tensor) {
   std::optional<int64_t> want = ElementCount(actual);
@@ -63,15 +53,6 @@ StatusOr<Dims> ResolveDims(std::span<const int64_t> target, std::span<const int6
   std::optional<int64_t> got = ElementCount(out);
   if (!got || *got != *want) return mismatch();
   return out;
-}
-
-std::string DimsToString(std::span<const int64_t> dims) {
-  std::string out = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i > 0) out += ",";
-    out += std::to_string(dims[i]);
-  }
-  return out + "]";
 }
 
 }  // namespace inferd::ort

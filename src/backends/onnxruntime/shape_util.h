@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "status.h"
+#include "tensor_config.h"
 
 namespace inferd::ort {
 
-using Dims = std::vector<int64_t>;
-
-// Product of `dims`; nullopt when a dim is negative or the product overflows.
-std::optional<int64_t> ElementCount(std::span<const int64_t> dims);
+using backend_util::Dims;
+using backend_util::DimsToString;  // "[2,-1,3]", for messages
+using backend_util::ElementCount;  // nullopt when a dim is negative or the product overflows
 
 // Gives `target` (which may hold -1s) concrete values for a tensor whose real
 // shape is `actual`, where `actual` matches the pattern `actual_pattern`
@@ -27,8 +27,5 @@ std::optional<int64_t> ElementCount(std::span<const int64_t> dims);
 // INVALID_ARG naming `tensor` when the element counts cannot agree.
 StatusOr<Dims> ResolveDims(std::span<const int64_t> target, std::span<const int64_t> actual_pattern,
                            std::span<const int64_t> actual, std::string_view tensor);
-
-// "[2,-1,3]", for messages.
-std::string DimsToString(std::span<const int64_t> dims);
 
 }  // namespace inferd::ort

@@ -179,11 +179,15 @@ bool PyInstance::GrowRegion(uint64_t needed) {
   uint64_t size = std::max(current * 2, AlignUp(needed) * 2);
   size = std::min(size, model_.params.max_region_bytes);
   if (size <= current || size < needed) return false;
+  // A size the system refused once is not asked for again: every batch
+  // would otherwise pay a failing memfd/mmap and log it.
+  if (refused_region_bytes_ != 0 && size >= refused_region_bytes_) return false;
   StatusOr<std::shared_ptr<ShmRegion>> region =
       ShmRegion::Create(model_.params.shm_mode, size, model_.name + "-" + std::to_string(index_));
   if (!region.ok()) {
+    refused_region_bytes_ = size;
     LogWarning(Describe() + ": cannot grow the shared memory region to " + std::to_string(size) +
-               " bytes (" + region.status().message() + "); large tensors are copied inline");
+               " bytes (" + region.status().message() + "); larger tensors are copied inline");
     return false;
   }
   // Blocks still being sent keep the old region alive until released.

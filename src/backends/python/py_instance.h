@@ -51,7 +51,8 @@ class PyInstance {
   std::unique_ptr<WorkerProcess> worker_;
   std::shared_ptr<ShmRegion> region_;
   bool region_sent_ = false;
-  bool region_failed_ = false;  // logged once; everything travels inline
+  bool region_failed_ = false;         // logged once; everything travels inline
+  uint64_t refused_region_bytes_ = 0;  // the smallest size growing to failed
   Status last_start_error_;
   std::chrono::steady_clock::time_point last_start_attempt_{};
 };

@@ -16,21 +16,15 @@
 #include "inferd/backend.h"
 #include "pt_status.h"
 #include "request_batch.h"
+#include "tensor_config.h"
 
 namespace inferd::pt {
 
-using Dims = std::vector<int64_t>;
-
-// A configured input or output, copied out of INFERD_TensorSpec.
-struct TensorConfig {
-  std::string name;
-  INFERD_DataType datatype = INFERD_TYPE_INVALID;
-  Dims dims;                    // excludes the batch dim when the model batches
-  std::optional<Dims> reshape;  // the model's view of `dims`, when configured
-  bool optional = false;
-};
-
-std::vector<TensorConfig> CopyTensors(const INFERD_TensorSpec* specs, size_t count);
+using backend_util::CopyTensors;
+using backend_util::Dims;
+using backend_util::DimsToString;
+using backend_util::ElementCount;  // nullopt: invalid/overflow
+using backend_util::TensorConfig;
 
 using backend_util::CollectRequestedOutputs;
 using backend_util::RequestBatch;
@@ -81,7 +75,5 @@ StatusOr<std::string> ResolveModelFile(const char* model_path);
 
 using backend_util::ElementByteSize;  // 0 for BYTES and INVALID
 const char* DataTypeName(INFERD_DataType datatype);
-std::string DimsToString(std::span<const int64_t> dims);
-std::optional<int64_t> ElementCount(std::span<const int64_t> dims);  // nullopt: invalid/overflow
 
 }  // namespace inferd::pt

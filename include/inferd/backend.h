@@ -43,7 +43,9 @@
  *     INFERD_ERROR_UNKNOWN.
  *   History: 1.0 the first release. 1.1 added INFERD_ServerApi::NowNanoseconds
  *   and INFERD_ServerApi::RequestReportComputeTimes. 1.2 added
- *   INFERD_ServerApi::SignatureSetMaxBatchSize.
+ *   INFERD_ServerApi::SignatureSetMaxBatchSize. 1.3 added calls to other
+ *   models (INFERD_ModelSpec::server, INFERD_ServerApi::InferRequest*,
+ *   ServerInferAsync, InferResponse*) and ErrorCode/ErrorMessage/ErrorDelete.
  *
  * ---------------------------------------------------------------------------
  * Ownership and lifetimes
@@ -142,7 +144,7 @@ extern "C" {
 
 /* The ABI version of this header (see "Versioning" above). */
 #define INFERD_BACKEND_API_VERSION_MAJOR 1
-#define INFERD_BACKEND_API_VERSION_MINOR 2
+#define INFERD_BACKEND_API_VERSION_MINOR 3
 
 /* Marks the functions a backend exports. Build with -fvisibility=hidden (or
  * a version script) so that nothing else leaks out of the library. */
@@ -187,13 +189,21 @@ typedef enum INFERD_ErrorCode {
   INFERD_ERROR_UNAVAILABLE = 4,
   INFERD_ERROR_UNSUPPORTED = 5,
   INFERD_ERROR_ALREADY_EXISTS = 6,
-  INFERD_ERROR_CANCELLED = 7
+  INFERD_ERROR_CANCELLED = 7,
+  /* Since minor 3: a deadline or timeout passed (HTTP 504 / gRPC
+   * DEADLINE_EXCEEDED). */
+  INFERD_ERROR_DEADLINE_EXCEEDED = 8
 } INFERD_ErrorCode;
 
 /* Server-owned opaque objects: a backend only holds pointers to them. */
 typedef struct INFERD_Error INFERD_Error;         /* an error; see "Errors" above */
 typedef struct INFERD_Request INFERD_Request;     /* one inference request */
 typedef struct INFERD_Signature INFERD_Signature; /* collects a model file's I/O */
+/* Since minor 3: calls from a backend to other models (see "Calling other
+ * models" at INFERD_ServerApi::InferRequestNew). */
+typedef struct INFERD_Server INFERD_Server;             /* the server a model runs in */
+typedef struct INFERD_InferRequest INFERD_InferRequest; /* a request to another model */
+typedef struct INFERD_InferResponse INFERD_InferResponse; /* its response */
 
 /* Backend-owned opaque objects: the backend defines these structs. */
 typedef struct INFERD_BackendModel INFERD_BackendModel;
@@ -255,7 +265,22 @@ typedef struct INFERD_ModelSpec {
    * names, every primitive field even at its default, enums by name, int64 as
    * JSON numbers). */
   const char* config_json;
+  /* ---- Since minor version 3 (check struct_size before reading). ---- */
+  /* The server this model runs in, for api->InferRequestNew: requests from
+   * this model to other models (Triton's "business logic scripting"). Valid
+   * until INFERD_BackendModelDelete returns; NULL during
+   * INFERD_BackendDescribeModel. */
+  INFERD_Server* server;
 } INFERD_ModelSpec;
+
+/* Called exactly once per api->ServerInferAsync, with the response (error ==
+ * NULL) or the error (response == NULL). Both are owned by the backend from
+ * then on: free the response with api->InferResponseDelete and the error
+ * with api->ErrorDelete (or hand the error on, e.g. to RequestComplete).
+ * Runs on any server thread, possibly before ServerInferAsync returns: keep
+ * it short and never block in it. */
+typedef void (*INFERD_InferCompleteFn)(void* context, INFERD_InferResponse* response,
+                                       INFERD_Error* error);
 
 /* Functions the server offers to backends: a static table, valid for the
  * life of the process. Members are only ever appended (minor versions):
@@ -340,6 +365,77 @@ typedef struct INFERD_ServerApi {
    * include the leading batch dimension. A max_batch_size already set in
    * the config wins. */
   void (*SignatureSetMaxBatchSize)(INFERD_Signature* signature, int32_t max_batch_size);
+
+  /* ---- Since minor version 3 (check struct_size before use). ---- */
+
+  /* Errors a backend received (from INFERD_InferCompleteFn): read them, and
+   * free one that is not handed on to the server. */
+  INFERD_ErrorCode (*ErrorCode)(const INFERD_Error* error);
+  const char* (*ErrorMessage)(const INFERD_Error* error); /* valid while the error lives */
+  void (*ErrorDelete)(INFERD_Error* error);
+
+  /* Calling other models. A backend builds a request for model
+   * `model_name` (`model_version` > 0 a fixed version, -1 the newest ready
+   * one) on `server` (INFERD_ModelSpec::server), adds inputs, and sends it
+   * with ServerInferAsync. The request takes exactly the server's public
+   * path: it is resolved, validated against the target's config, queued in
+   * the target's own scheduler (so it batches with client requests), and
+   * counted in the target's statistics. Errors (unknown model, bad inputs,
+   * a timeout) reach the completion function; they never end the caller.
+   * Do not wait in Execute for a request to a model that can only run after
+   * this Execute returns (the same instance, or a chain back to it): with
+   * one instance that waits forever. Calls about one INFERD_InferRequest
+   * must not overlap; distinct requests may be built concurrently. */
+  INFERD_InferRequest* (*InferRequestNew)(INFERD_Server* server, const char* model_name,
+                                          int64_t model_version);
+  /* Adds an input. `data` is not copied: it must stay valid and unchanged
+   * until release(release_context) is called (exactly once, on any thread,
+   * once the server no longer reads it; possibly before this call returns
+   * on error). `release` may be NULL for memory the backend keeps alive
+   * until the completion function has run. `shape` includes the batch
+   * dimension when the target batches; BYTES data is length-prefixed.
+   * Returns NULL or an error (e.g. a size that does not match the shape)
+   * that the backend owns. */
+  INFERD_Error* (*InferRequestAddInput)(INFERD_InferRequest* request, const char* name,
+                                        INFERD_DataType datatype, const int64_t* shape,
+                                        size_t shape_count, const void* data, size_t byte_size,
+                                        INFERD_ReleaseFn release, void* release_context);
+  /* Names an output to return; none named: every output of the target. */
+  void (*InferRequestAddRequestedOutput)(INFERD_InferRequest* request, const char* name);
+  /* Makes the request part of `parent` (a request this backend is
+   * executing): it inherits the parent's cancellation (a client that goes
+   * away cancels it too) and deadline. Optional; `parent` must outlive the
+   * call only. */
+  void (*InferRequestSetParent)(INFERD_InferRequest* request, const INFERD_Request* parent);
+  /* A deadline `timeout_us` microseconds after ServerInferAsync (0: none of
+   * its own; the parent's, if any, still applies): a request still waiting
+   * in a queue (of the target or, for an ensemble, of any of its steps)
+   * then fails with INFERD_ERROR_DEADLINE_EXCEEDED. A step already
+   * executing runs to its end; a caller that must not wait longer stops
+   * waiting itself (the Python backend does). */
+  void (*InferRequestSetTimeout)(INFERD_InferRequest* request, uint64_t timeout_us);
+  /* Request parameters, as a client sends them (e.g. "sequence_id",
+   * "priority"). The key and string value are copied. */
+  void (*InferRequestSetIntParameter)(INFERD_InferRequest* request, const char* key,
+                                      int64_t value);
+  void (*InferRequestSetStringParameter)(INFERD_InferRequest* request, const char* key,
+                                         const char* value);
+  void (*InferRequestSetBoolParameter)(INFERD_InferRequest* request, const char* key, int value);
+  /* Frees a request that was never sent. */
+  void (*InferRequestDelete)(INFERD_InferRequest* request);
+  /* Sends `request` (ownership passes to the server, always, also on
+   * error). `complete(context, ...)` is called exactly once. */
+  void (*ServerInferAsync)(INFERD_InferRequest* request, INFERD_InferCompleteFn complete,
+                           void* context);
+  /* A response's outputs, in the order requested (or the target's config
+   * order). Every pointer stays valid until InferResponseDelete. */
+  size_t (*InferResponseOutputCount)(const INFERD_InferResponse* response);
+  void (*InferResponseOutput)(const INFERD_InferResponse* response, size_t index,
+                              const char** name, INFERD_DataType* datatype, const int64_t** shape,
+                              size_t* shape_count, const void** data, size_t* byte_size);
+  /* Frees a response. Its output bytes may live on while the server holds
+   * them elsewhere; the backend's pointers are invalid after this call. */
+  void (*InferResponseDelete)(INFERD_InferResponse* response);
 } INFERD_ServerApi;
 
 /* ---- Functions a backend library exports (looked up with dlsym). ----

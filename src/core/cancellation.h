@@ -3,12 +3,15 @@
 // connection closed, gRPC call cancelled). Schedulers look at it before
 // running a request and answer it with CANCELLED instead; a scheduler that
 // queues the request may also ask to be told at once (OnCancel), so that the
-// request leaves its queue without waiting for its turn. Thread-safe.
+// request leaves its queue without waiting for its turn. The requests an
+// ensemble or a backend makes on behalf of a request share its token, so
+// one cancellation reaches every queue they wait in. Thread-safe.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <utility>
+#include <vector>
 
 #include "base/mutex.h"
 
@@ -16,27 +19,29 @@ namespace inferd::core {
 
 class CancellationToken {
  public:
-  // Raises the flag, then runs the callback registered with OnCancel (once,
-  // on this thread, under no lock). Later calls do nothing.
+  // Raises the flag, then runs the callbacks registered with OnCancel (once
+  // each, in registration order, on this thread, under no lock). Later
+  // calls do nothing.
   void Cancel() {
-    std::function<void()> callback;
+    std::vector<std::function<void()>> callbacks;
     {
       base::MutexLock lock(&mu_);
       if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
-      callback = std::move(callback_);
+      callbacks.swap(callbacks_);
     }
-    if (callback) callback();
+    for (auto& callback : callbacks) callback();
   }
   bool IsCancelled() const { return cancelled_.load(std::memory_order_acquire); }
 
-  // Sets what Cancel() runs; runs it now (on this thread) when the token is
-  // already cancelled. One callback per token: a second call replaces the
-  // first. The callback must be short and must not block.
+  // Adds a callback for Cancel() to run; runs it now (on this thread) when
+  // the token is already cancelled. Every queue a request (or one of its
+  // ensemble steps) waits in adds one. The callback must be short and must
+  // not block.
   void OnCancel(std::function<void()> callback) {
     {
       base::MutexLock lock(&mu_);
       if (!cancelled_.load(std::memory_order_acquire)) {
-        callback_ = std::move(callback);
+        callbacks_.push_back(std::move(callback));
         return;
       }
     }
@@ -46,7 +51,7 @@ class CancellationToken {
  private:
   base::Mutex mu_;
   std::atomic<bool> cancelled_{false};
-  std::function<void()> callback_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::function<void()>> callbacks_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace inferd::core

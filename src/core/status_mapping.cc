@@ -52,6 +52,8 @@ absl::Status StatusFromBackendError(INFERD_ErrorCode code, std::string message) 
       return absl::AlreadyExistsError(message);
     case INFERD_ERROR_CANCELLED:
       return absl::CancelledError(message);
+    case INFERD_ERROR_DEADLINE_EXCEEDED:
+      return absl::DeadlineExceededError(message);
     case INFERD_ERROR_UNKNOWN:
       return absl::UnknownError(message);
     case INFERD_ERROR_INTERNAL:
@@ -74,6 +76,8 @@ INFERD_ErrorCode BackendErrorCode(absl::StatusCode code) {
       return INFERD_ERROR_ALREADY_EXISTS;
     case absl::StatusCode::kCancelled:
       return INFERD_ERROR_CANCELLED;
+    case absl::StatusCode::kDeadlineExceeded:
+      return INFERD_ERROR_DEADLINE_EXCEEDED;
     case absl::StatusCode::kUnknown:
       return INFERD_ERROR_UNKNOWN;
     default:

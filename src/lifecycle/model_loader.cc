@@ -89,7 +89,8 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
   const int instances = TotalInstances(*config);
   const int intra_op_threads = std::max(1, options_.cpu_cores / instances);
   auto spec = std::make_unique<backends::ModelSpecStorage>(
-      *config, version, model_dir, ModelPath(model_dir, version, *config), intra_op_threads);
+      *config, version, model_dir, ModelPath(model_dir, version, *config), intra_op_threads,
+      &server_handle_);
   INFERD_ASSIGN_OR_RETURN(auto backend_model,
                           backends::BackendModel::Create(library, std::move(spec)));
   std::vector<std::unique_ptr<backends::BackendInstance>> created;

@@ -14,7 +14,9 @@
 
 #include "absl/status/statusor.h"
 #include "backends/abi/backend_library.h"
+#include "backends/abi/server_api.h"
 #include "base/mutex.h"
+#include "core/inference_submitter.h"
 #include "core/model_stats.h"
 #include "lifecycle/scheduler.h"
 #include "lifecycle/serving_table.h"
@@ -29,6 +31,9 @@ struct LoaderOptions {
   SchedulerFactory scheduler_factory;
   // Histogram buckets of every version's statistics.
   core::HistogramBounds histogram_bounds = core::HistogramBounds::Defaults();
+  // Where ensembles and backends send requests to other models (the
+  // server); null: they cannot (unit tests of single models).
+  core::InferenceSubmitter* submitter = nullptr;
 };
 
 // Where a model comes from.
@@ -52,7 +57,8 @@ std::vector<int64_t> DefaultPolicyVersions(const std::string& model_dir);
 
 class ModelLoader {
  public:
-  explicit ModelLoader(LoaderOptions options) : options_(std::move(options)) {}
+  explicit ModelLoader(LoaderOptions options)
+      : options_(std::move(options)), server_handle_{options_.submitter} {}
 
   // The model's config and the versions its policy selects.
   absl::StatusOr<PreparedModel> Prepare(const ModelSource& source);
@@ -68,6 +74,8 @@ class ModelLoader {
   absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> Library(const std::string& name);
 
   const LoaderOptions options_;
+  // INFERD_ModelSpec::server of every model this loader creates.
+  INFERD_Server server_handle_;
   base::Mutex mu_;
   // Backends opened so far (or why they could not be); one library per name.
   std::map<std::string, absl::StatusOr<std::shared_ptr<backends::BackendLibrary>>> libraries_

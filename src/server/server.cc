@@ -52,6 +52,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   manager_options.loader.auto_complete_config = options.auto_complete_config;
   manager_options.loader.cpu_cores = options.cpu_cores;
   manager_options.loader.histogram_bounds = options.histogram_bounds;
+  manager_options.loader.submitter = server.get();
   manager_options.mode = options.model_control_mode;
   manager_options.startup_models = options.startup_models;
   manager_options.poll_interval = std::chrono::milliseconds(
@@ -139,10 +140,43 @@ std::vector<ModelIndexEntry> Server::RepositoryIndex(bool ready_only) const {
 
 void Server::InferAsync(std::unique_ptr<core::InferRequest> request,
                         core::InferCallback on_complete) {
-  if (stopping_.load(std::memory_order_acquire)) {
+  // Counted before the check, so that Stop either sees this request or
+  // this request sees stopping_ (sequentially consistent on purpose: both
+  // sides write one variable and then read the other).
+  client_requests_.fetch_add(1);
+  if (stopping_.load()) {
+    client_requests_.fetch_sub(1);
     on_complete(absl::UnavailableError("server is shutting down"));
     return;
   }
+  Dispatch(std::move(request),
+           [this, on_complete = std::move(on_complete)](absl::StatusOr<core::InferResponse> result) {
+             on_complete(std::move(result));
+             if (client_requests_.fetch_sub(1) == 1 && stopping_.load()) {
+               base::MutexLock lock(&drain_mu_);  // its unlock wakes WaitForClientRequests
+             }
+           });
+}
+
+void Server::SubmitInternal(std::unique_ptr<core::InferRequest> request,
+                            core::InferCallback on_complete) {
+  Dispatch(std::move(request), std::move(on_complete));
+}
+
+void Server::WaitForClientRequests(std::chrono::milliseconds timeout) {
+  base::MutexLock lock(&drain_mu_);
+  auto none = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    return client_requests_.load() == 0;
+  };
+  if (timeout == std::chrono::milliseconds::max()) {
+    drain_mu_.Await(none);
+  } else {
+    drain_mu_.AwaitWithTimeout(none, timeout);
+  }
+}
+
+void Server::Dispatch(std::unique_ptr<core::InferRequest> request,
+                      core::InferCallback on_complete) {
   auto loaded = models_->Resolve(request->model_name, request->model_version);
   if (!loaded.ok()) {
     // The models may have just been taken out of service by Stop().
@@ -227,9 +261,15 @@ void Server::BeginShutdown() { shutting_down_.store(true, std::memory_order_rele
 void Server::Stop(std::chrono::milliseconds drain_timeout) {
   if (stopping_.exchange(true)) return;
   shutting_down_.store(true, std::memory_order_release);
+  const auto started = std::chrono::steady_clock::now();
+  WaitForClientRequests(drain_timeout);
   if (models_) {
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
     models_->UnloadAll(
-        drain_timeout,
+        drain_timeout == std::chrono::milliseconds::max()
+            ? drain_timeout
+            : std::max(std::chrono::milliseconds::zero(), drain_timeout - waited),
         absl::UnavailableError("server is shutting down: the request was still queued when the "
                                "drain time (--exit-timeout-secs) ran out"));
   }

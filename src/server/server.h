@@ -16,7 +16,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/data_type.h"
+#include "base/mutex.h"
 #include "core/infer_request.h"
+#include "core/inference_submitter.h"
 #include "core/model_stats.h"
 #include "core/shape.h"
 #include "server/server_options.h"
@@ -81,12 +83,12 @@ struct ModelStatistics {
   core::ModelStatsSnapshot stats;
 };
 
-class Server {
+class Server final : public core::InferenceSubmitter {
  public:
   // Reads every repository and loads every model. A model that fails to load
   // is UNAVAILABLE with its reason; only bad options fail Create.
   static absl::StatusOr<std::unique_ptr<Server>> Create(ServerOptions options);
-  ~Server();
+  ~Server() override;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
@@ -117,6 +119,12 @@ class Server {
   // called before InferAsync returns. Input tensors must stay valid until
   // then (their Buffer owners keep them alive, or the caller does).
   void InferAsync(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete);
+  // The same path for a request made inside the server on behalf of one it
+  // accepted (an ensemble step, a backend's call to another model): it is
+  // not refused while the server drains, since its parent is being waited
+  // for (core::InferenceSubmitter).
+  void SubmitInternal(std::unique_ptr<core::InferRequest> request,
+                      core::InferCallback on_complete) override;
 
   // Statistics of the ready versions: of every model when `model` is empty,
   // of every ready version of `model` when `version` is empty. Sorted by
@@ -145,18 +153,26 @@ class Server {
 
   // Stops accepting requests (new ones get Unavailable "server is shutting
   // down"), waits up to `drain_timeout` for every accepted request to be
-  // answered, then answers those still queued with Unavailable, waits for
-  // those executing, and unloads every model. Idempotent; the destructor
-  // calls it with no limit.
+  // answered (models stay loaded meanwhile, so an ensemble or a backend
+  // still reaches the models it calls), then answers those still queued
+  // with Unavailable, waits for those executing, and unloads every model.
+  // Idempotent; the destructor calls it with no limit.
   void Stop(std::chrono::milliseconds drain_timeout = std::chrono::milliseconds::max());
 
  private:
   explicit Server(ServerOptions options);
+  void Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete);
+  // Waits until no client request is in flight or `timeout` passed.
+  void WaitForClientRequests(std::chrono::milliseconds timeout);
 
   const ServerOptions options_;
   std::unique_ptr<lifecycle::ModelManager> models_;
   std::atomic<bool> shutting_down_{false};
   std::atomic<bool> stopping_{false};
+  // Requests accepted through InferAsync and not yet answered; Stop waits
+  // for them before it unloads anything.
+  std::atomic<int64_t> client_requests_{0};
+  base::Mutex drain_mu_;
 };
 
 }  // namespace inferd

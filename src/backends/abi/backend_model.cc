@@ -9,7 +9,7 @@ namespace inferd::backends {
 
 ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t version,
                                    std::string model_directory, std::string model_path,
-                                   int32_t default_intra_op_threads)
+                                   int32_t default_intra_op_threads, INFERD_Server* server)
     : name_(config.name()),
       model_directory_(std::move(model_directory)),
       model_path_(std::move(model_path)),
@@ -54,6 +54,7 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
   spec_.graph_optimization_level = config.optimization().graph().level();
   spec_.default_intra_op_threads = default_intra_op_threads;
   spec_.config_json = config_json_.c_str();
+  spec_.server = server;
 }
 
 void ModelSpecStorage::FillTensors(std::vector<TensorStorage>& storage,

@@ -23,7 +23,7 @@ class ModelSpecStorage {
  public:
   ModelSpecStorage(const inference::ModelConfig& config, int64_t version,
                    std::string model_directory, std::string model_path,
-                   int32_t default_intra_op_threads);
+                   int32_t default_intra_op_threads, INFERD_Server* server = nullptr);
   ModelSpecStorage(const ModelSpecStorage&) = delete;
   ModelSpecStorage& operator=(const ModelSpecStorage&) = delete;
   const INFERD_ModelSpec& spec() const { return spec_; }

@@ -12,7 +12,7 @@ namespace inferd::backends {
 namespace {
 
 INFERD_Error* ErrorNew(INFERD_ErrorCode code, const char* message) {
-  return new INFERD_Error{core::StatusFromBackendError(code, message == nullptr ? "" : message)};
+  return new INFERD_Error{core::StatusFromBackendError(code, message == nullptr ? "" : message), {}};
 }
 
 void AddTensor(std::vector<SignatureTensor>& into, const char* name, INFERD_DataType datatype,
@@ -81,6 +81,127 @@ void RequestReportComputeTimes(INFERD_Request* request, uint64_t compute_start_n
                            static_cast<int64_t>(compute_end_ns));
 }
 
+INFERD_ErrorCode ErrorCodeOf(const INFERD_Error* error) {
+  return error == nullptr ? INFERD_ERROR_UNKNOWN : core::BackendErrorCode(error->status.code());
+}
+
+const char* ErrorMessageOf(const INFERD_Error* error) {
+  if (error == nullptr) return "";
+  error->message = std::string(error->status.message());
+  return error->message.c_str();
+}
+
+void ErrorDelete(INFERD_Error* error) { delete error; }
+
+INFERD_InferRequest* InferRequestNew(INFERD_Server* server, const char* model_name,
+                                     int64_t model_version) {
+  auto* request = new INFERD_InferRequest;
+  request->server = server;
+  request->request = std::make_unique<core::InferRequest>();
+  request->request->model_name = model_name == nullptr ? "" : model_name;
+  if (model_version > 0) request->request->model_version = std::to_string(model_version);
+  return request;
+}
+
+INFERD_Error* InferRequestAddInput(INFERD_InferRequest* request, const char* name,
+                                   INFERD_DataType datatype, const int64_t* shape,
+                                   size_t shape_count, const void* data, size_t byte_size,
+                                   INFERD_ReleaseFn release, void* release_context) {
+  // Own the release first, so that it runs exactly once on every path.
+  std::shared_ptr<const void> owner(data, [release, release_context](const void*) {
+    if (release != nullptr) release(release_context);
+  });
+  if (shape_count > 0 && shape == nullptr) {
+    return NewError(absl::InvalidArgumentError("InferRequestAddInput: shape is NULL"));
+  }
+  if (byte_size > 0 && data == nullptr) {
+    return NewError(absl::InvalidArgumentError("InferRequestAddInput: data is NULL"));
+  }
+  core::Tensor tensor;
+  tensor.name = name == nullptr ? "" : name;
+  tensor.datatype = static_cast<core::DataType>(datatype);
+  tensor.shape.assign(shape, shape + shape_count);
+  tensor.data = core::Buffer{static_cast<const char*>(data), byte_size, std::move(owner)};
+  // Names, types and sizes are checked against the target's config when
+  // the request is submitted, exactly as for a client's request.
+  request->request->inputs.push_back(std::move(tensor));
+  return nullptr;
+}
+
+void InferRequestAddRequestedOutput(INFERD_InferRequest* request, const char* name) {
+  request->request->requested_outputs.emplace_back(name == nullptr ? "" : name);
+}
+
+void InferRequestSetParent(INFERD_InferRequest* request, const INFERD_Request* parent) {
+  if (parent == nullptr) return;
+  request->request->cancellation = parent->request().cancellation;
+  request->request->deadline_nanos = parent->request().deadline_nanos;
+}
+
+void InferRequestSetTimeout(INFERD_InferRequest* request, uint64_t timeout_us) {
+  request->timeout_us = timeout_us;
+}
+
+void InferRequestSetIntParameter(INFERD_InferRequest* request, const char* key, int64_t value) {
+  request->request->parameters[key == nullptr ? "" : key] = value;
+}
+
+void InferRequestSetStringParameter(INFERD_InferRequest* request, const char* key,
+                                    const char* value) {
+  request->request->parameters[key == nullptr ? "" : key] =
+      std::string(value == nullptr ? "" : value);
+}
+
+void InferRequestSetBoolParameter(INFERD_InferRequest* request, const char* key, int value) {
+  request->request->parameters[key == nullptr ? "" : key] = value != 0;
+}
+
+void InferRequestDelete(INFERD_InferRequest* request) { delete request; }
+
+void ServerInferAsync(INFERD_InferRequest* request, INFERD_InferCompleteFn complete,
+                      void* context) {
+  std::unique_ptr<INFERD_InferRequest> owned(request);
+  auto finish = [complete, context](absl::StatusOr<core::InferResponse> result) {
+    if (complete == nullptr) return;
+    if (!result.ok()) {
+      complete(context, nullptr, NewError(result.status()));
+      return;
+    }
+    complete(context, new INFERD_InferResponse{std::move(*result)}, nullptr);
+  };
+  if (owned->server == nullptr || owned->server->submitter == nullptr) {
+    finish(absl::FailedPreconditionError(
+        "ServerInferAsync: this server cannot take requests from a backend here (no "
+        "INFERD_ModelSpec::server, e.g. during INFERD_BackendDescribeModel)"));
+    return;
+  }
+  if (owned->timeout_us > 0) {
+    const int64_t deadline =
+        base::Clock::Real().NowNanos() + static_cast<int64_t>(owned->timeout_us) * 1000;
+    auto& current = owned->request->deadline_nanos;
+    if (current == 0 || deadline < current) current = deadline;
+  }
+  owned->server->submitter->SubmitInternal(std::move(owned->request), std::move(finish));
+}
+
+size_t InferResponseOutputCount(const INFERD_InferResponse* response) {
+  return response->response.outputs.size();
+}
+
+void InferResponseOutput(const INFERD_InferResponse* response, size_t index, const char** name,
+                         INFERD_DataType* datatype, const int64_t** shape, size_t* shape_count,
+                         const void** data, size_t* byte_size) {
+  const auto& tensor = response->response.outputs.at(index);
+  *name = tensor.name.c_str();
+  *datatype = static_cast<INFERD_DataType>(tensor.datatype);
+  *shape = tensor.shape.data();
+  *shape_count = tensor.shape.size();
+  *data = tensor.data.data;
+  *byte_size = tensor.data.size;
+}
+
+void InferResponseDelete(INFERD_InferResponse* response) { delete response; }
+
 constexpr INFERD_ServerApi kApi = {
     sizeof(INFERD_ServerApi),
     INFERD_BACKEND_API_VERSION_MAJOR,
@@ -97,6 +218,22 @@ constexpr INFERD_ServerApi kApi = {
     &NowNanoseconds,
     &RequestReportComputeTimes,
     &SignatureSetMaxBatchSize,
+    &ErrorCodeOf,
+    &ErrorMessageOf,
+    &ErrorDelete,
+    &InferRequestNew,
+    &InferRequestAddInput,
+    &InferRequestAddRequestedOutput,
+    &InferRequestSetParent,
+    &InferRequestSetTimeout,
+    &InferRequestSetIntParameter,
+    &InferRequestSetStringParameter,
+    &InferRequestSetBoolParameter,
+    &InferRequestDelete,
+    &ServerInferAsync,
+    &InferResponseOutputCount,
+    &InferResponseOutput,
+    &InferResponseDelete,
 };
 
 }  // namespace
@@ -110,6 +247,6 @@ absl::Status TakeError(INFERD_Error* error) {
                             : owned->status;
 }
 
-INFERD_Error* NewError(const absl::Status& status) { return new INFERD_Error{status}; }
+INFERD_Error* NewError(const absl::Status& status) { return new INFERD_Error{status, {}}; }
 
 }  // namespace inferd::backends

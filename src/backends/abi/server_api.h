@@ -8,11 +8,33 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/infer_request.h"
+#include "core/inference_submitter.h"
 #include "core/shape.h"
 #include "inferd/backend.h"
 
 struct INFERD_Error {
   absl::Status status;
+  // ErrorMessage's NUL-terminated copy (absl's message is a string_view).
+  mutable std::string message;
+};
+
+// What INFERD_ModelSpec::server points to: the door through which a backend
+// reaches other models (ABI 1.3). Owned by the model loader, shared by every
+// model it loads; outlives them.
+struct INFERD_Server {
+  inferd::core::InferenceSubmitter* submitter = nullptr;
+};
+
+// A request a backend builds for another model; becomes the InferRequest.
+struct INFERD_InferRequest {
+  INFERD_Server* server = nullptr;
+  std::unique_ptr<inferd::core::InferRequest> request;
+  uint64_t timeout_us = 0;
+};
+
+struct INFERD_InferResponse {
+  inferd::core::InferResponse response;
 };
 
 namespace inferd::backends {

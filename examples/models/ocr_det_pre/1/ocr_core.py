@@ -1,0 +1,1 @@
+../../ocr_recognize/1/ocr_core.py

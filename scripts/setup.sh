@@ -31,6 +31,11 @@ APT_PACKAGES=(
   # The Python backend's workers run python3 (or the model's EXECUTION_ENV_PATH)
   # with the inferd_python package, which needs numpy.
   python3-numpy
+  # The example OCR pipeline's Python models (examples/models/ocr_*) decode and
+  # crop images with Pillow on the workers' python3.
+  python3-pil
+  # The OCR tests and benchmark render their test images with DejaVu fonts.
+  fonts-dejavu-core
 )
 # Node/npm may come from elsewhere (e.g. NodeSource, which bundles npm); Debian's
 # npm package would conflict with that, so only ask for them when npm is absent.

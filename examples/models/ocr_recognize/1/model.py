@@ -21,15 +21,23 @@ CLS_MODEL, CLS_INPUT, CLS_OUTPUT = "ocr_cls", "x", "softmax_0.tmp_0"
 REC_MODEL, REC_INPUT, REC_OUTPUT = "ocr_rec", "x", "softmax_11.tmp_0"
 
 
+class CallFailed(Exception):
+    """A BLS call answered an error; the request fails with its code."""
+
+    def __init__(self, model_name, error):
+        super().__init__(f"{model_name}: {error.message()}")
+        self.code = error.code()
+
+
 def _infer(model_name, input_name, output_name, x):
-    """One BLS call: x in, the named output out; a failure raises."""
+    """One BLS call: x in, the named output out; an error answer raises."""
     response = pb_utils.InferenceRequest(
         model_name=model_name,
         requested_output_names=[output_name],
         inputs=[pb_utils.Tensor(input_name, x)],
     ).exec()
     if response.has_error():
-        raise pb_utils.TritonModelException(f"{model_name}: {response.error().message()}")
+        raise CallFailed(model_name, response.error())
     return pb_utils.get_output_tensor_by_name(response, output_name).as_numpy()
 
 
@@ -66,8 +74,9 @@ class TritonPythonModel:
                 responses.append(pb_utils.InferenceResponse(
                     error=pb_utils.TritonError(str(error), pb_utils.TritonError.INVALID_ARG)))
                 continue
-            except pb_utils.TritonModelException as error:
-                responses.append(pb_utils.InferenceResponse(error=pb_utils.TritonError(str(error))))
+            except CallFailed as error:
+                responses.append(pb_utils.InferenceResponse(
+                    error=pb_utils.TritonError(str(error), error.code)))
                 continue
             text = np.array([t.encode("utf-8") for t in result.text], dtype=np.object_)
             responses.append(pb_utils.InferenceResponse(output_tensors=[

@@ -27,9 +27,10 @@ def charset():
 
 # --- the whole pipeline ----------------------------------------------------------------
 
+@pytest.mark.parametrize("rec_batch_lines", [1, 0], ids=["line_by_line", "all_lines_at_once"])
 @pytest.mark.parametrize("image", ocr_images.all_images(), ids=lambda im: im.name)
-def test_pipeline_reads_every_line_exactly(image, networks, charset):
-    result = ocr_core.run_ocr(image.data, networks, charset)
+def test_pipeline_reads_every_line_exactly(image, rec_batch_lines, networks, charset):
+    result = ocr_core.run_ocr(image.data, networks, charset, rec_batch_lines=rec_batch_lines)
     assert result.text == image.lines
     assert result.boxes.shape == (len(image.lines), 4, 2) and result.boxes.dtype == np.float32
     assert result.scores.shape == (len(image.lines),) and result.scores.dtype == np.float32
@@ -262,9 +263,17 @@ def test_apply_cls_turns_only_confident_180s():
     assert out[1].getpixel((3, 1)) == (255, 0, 0)
 
 
+def test_rec_batches_default_to_one_line_each():
+    crops = [Image.new("RGB", (w, 24), (255, 255, 255)) for w in (1000, 100, 300)]
+    batches = ocr_core.rec_batches(crops)
+    assert [(i.tolist(), x.shape) for i, x in batches] == [
+        ([1], (1, 3, 48, 320)), ([2], (1, 3, 48, 600)), ([0], (1, 3, 48, 2000))]
+    assert [len(i) for i, _ in ocr_core.rec_batches(crops, max_lines=2)] == [2, 1]
+
+
 def test_rec_batches_sort_pad_and_split():
     crops = [Image.new("RGB", (w, 24), (255, 255, 255)) for w in (1000, 100, 300, 4000, 120)]
-    batches = ocr_core.rec_batches(crops)
+    batches = ocr_core.rec_batches(crops, max_lines=0)
     seen = np.concatenate([indices for indices, _ in batches])
     assert sorted(seen.tolist()) == [0, 1, 2, 3, 4]
     widths = {0: 2000, 1: 200, 2: 600, 3: 3200, 4: 240}  # height 48; 4000 → capped

@@ -134,11 +134,11 @@ def test_models_read_every_line(image, models, detect, bls):
     assert output(response, "boxes").shape == (len(image.lines), 4, 2)
     assert output(response, "scores").shape == (len(image.lines),)
     # ocr_cls gets every crop, in requests within its max_batch_size (4);
-    # ocr_rec gets them all in one request for these images
+    # ocr_rec one line per request (the config's rec_batch_lines)
     cls_calls = [shape for model, shape in bls.calls if model == "ocr_cls"]
     rec_calls = [shape for model, shape in bls.calls if model == "ocr_rec"]
     assert sum(s[0] for s in cls_calls) == len(image.lines) and max(s[0] for s in cls_calls) <= 4
-    assert len(rec_calls) == 1 and rec_calls[0][0] == len(image.lines)
+    assert len(rec_calls) == len(image.lines) and all(s[0] == 1 for s in rec_calls)
 
 
 def test_undecodable_image_is_invalid_arg(models):

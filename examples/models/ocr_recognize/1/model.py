@@ -45,7 +45,11 @@ class TritonPythonModel:
     def initialize(self, args):
         config = json.loads(args["model_config"])
         parameters = config.get("parameters", {})
-        cls_batch = int(parameters.get("cls_max_batch_size", {}).get("string_value", "4"))
+        def parameter(key, default):
+            return int(parameters.get(key, {}).get("string_value", default))
+
+        cls_batch = parameter("cls_max_batch_size", "4")
+        self.rec_batch_lines = parameter("rec_batch_lines", str(ocr_core.REC_BATCH_LINES))
         folder = os.path.dirname(os.path.abspath(__file__))
         self.charset = ocr_core.load_charset(os.path.join(folder, "ppocr_keys_v1.txt"))
 
@@ -69,7 +73,8 @@ class TritonPythonModel:
                 if len(encoded) != 1 or len(shape) != 4:
                     raise ValueError("expected one image and its 4-element shape")
                 image = ocr_core.decode_image(bytes(encoded[0]))
-                result = ocr_core.recognise_lines(image, prob, shape, self.networks, self.charset)
+                result = ocr_core.recognise_lines(image, prob, shape, self.networks, self.charset,
+                                                  rec_batch_lines=self.rec_batch_lines)
             except ValueError as error:
                 responses.append(pb_utils.InferenceResponse(
                     error=pb_utils.TritonError(str(error), pb_utils.TritonError.INVALID_ARG)))

@@ -180,7 +180,7 @@ class Fixture {
   Sink sink_;
   scheduling::SharedTimer timer_;
   std::shared_ptr<const backends::ModelIO> io_;
-  std::unique_ptr<lifecycle::Scheduler> scheduler_;
+  std::unique_ptr<scheduling::Scheduler> scheduler_;
 };
 
 int64_t ProcessCpuNanos() {

@@ -14,6 +14,11 @@
 
 namespace inferd::core {
 
+// On an error from SubmitInternal that happened once the model's version was
+// chosen, the status carries that version (decimal) as a payload under this
+// key, so that an ensemble can name the version of a failing step.
+inline constexpr char kModelVersionPayload[] = "inferd.dev/model_version";
+
 class InferenceSubmitter {
  public:
   virtual ~InferenceSubmitter() = default;

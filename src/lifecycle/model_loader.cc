@@ -12,6 +12,7 @@
 #include "repository/model_config_fill.h"
 #include "repository/model_config_validator.h"
 #include "repository/model_versions.h"
+#include "scheduling/ensemble_scheduler.h"
 
 namespace inferd::lifecycle {
 namespace {
@@ -69,7 +70,8 @@ absl::StatusOr<PreparedModel> ModelLoader::Prepare(const ModelSource& location) 
     return absl::InvalidArgumentError(absl::StrCat(
         "model '", location.name, "': no version folder is available under the version policy"));
   }
-  if (options_.auto_complete_config && NeedsCompletion(config)) {
+  const bool ensemble = config.platform() == "ensemble";
+  if (options_.auto_complete_config && !ensemble && NeedsCompletion(config)) {
     INFERD_ASSIGN_OR_RETURN(auto library, Library(config.backend()));
     backends::ModelSpecStorage spec(config, versions.back(), location.directory,
                                     ModelPath(location.directory, versions.back(), config), 1);
@@ -84,7 +86,18 @@ absl::StatusOr<PreparedModel> ModelLoader::Prepare(const ModelSource& location) 
 
 absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
     const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
-    int64_t version) {
+    int64_t version, const scheduling::ComposingConfigLookup& composing) {
+  if (config->platform() == "ensemble") {
+    const scheduling::ComposingConfigLookup none = [](const std::string&, int64_t) {
+      return std::shared_ptr<const inference::ModelConfig>();
+    };
+    INFERD_ASSIGN_OR_RETURN(auto graph,
+                            scheduling::BuildEnsembleGraph(*config, composing ? composing : none));
+    return std::make_unique<ModelVersion>(
+        config, version, nullptr,
+        std::make_unique<scheduling::EnsembleScheduler>(std::move(graph), options_.submitter),
+        std::make_shared<core::ModelStats>(options_.histogram_bounds));
+  }
   INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
   const int instances = TotalInstances(*config);
   const int intra_op_threads = std::max(1, options_.cpu_cores / instances);

@@ -18,8 +18,9 @@
 #include "base/mutex.h"
 #include "core/inference_submitter.h"
 #include "core/model_stats.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 #include "lifecycle/serving_table.h"
+#include "scheduling/ensemble_graph.h"
 #include "repository/model_repository.h"
 
 namespace inferd::lifecycle {
@@ -28,7 +29,7 @@ struct LoaderOptions {
   std::string backend_directory;
   bool auto_complete_config = true;
   int cpu_cores = 1;
-  SchedulerFactory scheduler_factory;
+  scheduling::SchedulerFactory scheduler_factory;
   // Histogram buckets of every version's statistics.
   core::HistogramBounds histogram_bounds = core::HistogramBounds::Defaults();
   // Where ensembles and backends send requests to other models (the
@@ -63,10 +64,12 @@ class ModelLoader {
   // The model's config and the versions its policy selects.
   absl::StatusOr<PreparedModel> Prepare(const ModelSource& source);
   // Loads one version: backend model, instances, warm-up on every instance,
-  // scheduler. The version is ready to serve when this returns.
+  // scheduler. The version is ready to serve when this returns. An
+  // ensemble has no backend: its scheduler runs its steps on the composing
+  // models, whose configs `composing` gives (checked here, once).
   absl::StatusOr<std::unique_ptr<ModelVersion>> LoadVersion(
       const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
-      int64_t version);
+      int64_t version, const scheduling::ComposingConfigLookup& composing = {});
   // Prepare and LoadVersion for every selected version, as a status.
   ModelStatus Load(const repository::ModelLocation& location);
 

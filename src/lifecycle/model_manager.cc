@@ -10,6 +10,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "lifecycle/model_dependencies.h"
 #include "lifecycle/transition_plan.h"
 #include "repository/model_repository.h"
 #include "repository/model_versions.h"
@@ -77,60 +78,6 @@ ModelManager::Record& ModelManager::RecordFor(const std::string& name) {
   return *slot;
 }
 
-void ModelManager::LoadStartupModels() {
-  auto locations = repository::ListModels(options_.repositories);
-  if (!locations.ok()) {
-    INFERD_LOG_ERROR("cannot list the model repositories: {}", locations.status().ToString());
-    startup_done_.store(true, std::memory_order_release);
-    return;
-  }
-  std::set<std::string> wanted;
-  bool all = options_.mode != ModelControlMode::kExplicit;
-  for (const auto& name : options_.startup_models) {
-    if (name == "*") all = true;
-    wanted.insert(name);
-  }
-  std::vector<std::string> names;
-  for (const auto& location : *locations) {
-    if (all || wanted.count(location.name)) names.push_back(location.name);
-    wanted.erase(location.name);
-  }
-  wanted.erase("*");
-  for (const auto& missing : wanted) {
-    INFERD_LOG_ERROR("--load-model {}: no repository has a model of that name", missing);
-  }
-  // Every model on the pool at once; wait for all of them.
-  base::Mutex mu;
-  size_t remaining = names.size();
-  for (const auto& name : names) {
-    auto target = FindInRepositories(name);
-    RunOnPool(
-        name,
-        [this, target = std::move(target)](Record& record) -> absl::Status {
-          if (!target.ok()) return target.status();
-          {
-            std::lock_guard<std::mutex> poll_lock(poll_mu_);
-            last_scan_[record.name] = target->fingerprint;
-            last_applied_[record.name] = target->fingerprint;
-          }
-          return ApplyLoad(record, *target);
-        },
-        [&mu, &remaining](absl::Status) {
-          base::MutexLock lock(&mu);
-          --remaining;
-        });
-  }
-  {
-    base::MutexLock lock(&mu);
-    mu.Await([&remaining]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return remaining == 0; });
-  }
-  startup_done_.store(true, std::memory_order_release);
-  if (options_.mode == ModelControlMode::kPoll &&
-      options_.poll_interval > std::chrono::milliseconds::zero()) {
-    poll_thread_ = std::thread([this] { PollLoop(); });
-  }
-}
-
 absl::StatusOr<ModelManager::Target> ModelManager::FindInRepositories(
     const std::string& name) const {
   INFERD_ASSIGN_OR_RETURN(auto locations, repository::ListModels(options_.repositories));
@@ -181,73 +128,6 @@ void ModelManager::RunOnPool(const std::string& name,
   });
 }
 
-void ModelManager::LoadAsync(ModelLoadSpec spec, ControlDone done) {
-  if (options_.mode != ModelControlMode::kExplicit) {
-    done(absl::FailedPreconditionError(
-        absl::StrCat("explicit model load / unload is not allowed: the server runs with "
-                     "--model-control-mode ",
-                     std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
-    return;
-  }
-  if (stopping_.load(std::memory_order_acquire)) {
-    done(absl::UnavailableError("server is shutting down"));
-    return;
-  }
-  // Checked and written here (not on the pool) so that a bad request is
-  // answered without waiting behind loads.
-  auto target = TargetFor(spec);
-  if (!target.ok()) {
-    done(target.status());
-    return;
-  }
-  RunOnPool(
-      spec.name,
-      [this, target = std::move(*target)](Record& record) { return ApplyLoad(record, target); },
-      std::move(done));
-}
-
-void ModelManager::UnloadAsync(std::string name, ControlDone done) {
-  if (options_.mode != ModelControlMode::kExplicit) {
-    done(absl::FailedPreconditionError(
-        absl::StrCat("explicit model load / unload is not allowed: the server runs with "
-                     "--model-control-mode ",
-                     std::string(ModelControlModeName(options_.mode)), " (use explicit)")));
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(records_mu_);
-    if (records_.find(name) == records_.end()) {
-      done(absl::NotFoundError(absl::StrCat("unknown model: '", name, "'")));
-      return;
-    }
-  }
-  RunOnPool(
-      name, [this](Record& record) { return ApplyUnload(record, /*keep_entry=*/true); },
-      std::move(done));
-}
-
-absl::Status ModelManager::Load(ModelLoadSpec spec) {
-  base::Notification finished;
-  absl::Status result;
-  LoadAsync(std::move(spec), [&](absl::Status status) {
-    result = std::move(status);
-    finished.Notify();
-  });
-  finished.WaitForNotification();
-  return result;
-}
-
-absl::Status ModelManager::Unload(std::string name) {
-  base::Notification finished;
-  absl::Status result;
-  UnloadAsync(std::move(name), [&](absl::Status status) {
-    result = std::move(status);
-    finished.Notify();
-  });
-  finished.WaitForNotification();
-  return result;
-}
-
 TransitionPolicy ModelManager::PolicyOf(const inference::ModelConfig& config) const {
   const auto it = config.parameters().find(kTransitionParameter);
   if (it != config.parameters().end()) {
@@ -260,6 +140,14 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
   record.wanted = true;
   record.unloaded = false;
   auto prepared = loader_.Prepare(target.source);
+  if (prepared.ok()) {
+    // An ensemble loads after what it calls, and fails like a bad config
+    // when one of them cannot load.
+    if (auto dependencies = LoadDependencies(record.name, *prepared->config);
+        !dependencies.ok()) {
+      prepared = dependencies;
+    }
+  }
   if (!prepared.ok()) {
     // Whatever serves keeps serving; the index says why the change failed.
     record.applied = target.fingerprint;
@@ -310,8 +198,13 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
 
   std::map<int64_t, Record::Serving> loaded;
   std::vector<std::string> failures;
+  // An ensemble's steps are checked against what its composing models serve now.
+  const scheduling::ComposingConfigLookup composing = [this](const std::string& model,
+                                                             int64_t version) {
+    return ServingConfig(*table_.Get(), model, version);
+  };
   for (int64_t v : plan.load) {
-    auto version = loader_.LoadVersion(config, target.source.directory, v);
+    auto version = loader_.LoadVersion(config, target.source.directory, v, composing);
     record.loading.erase(v);
     if (!version.ok()) {
       record.failed[v] = std::string(version.status().message());
@@ -476,6 +369,7 @@ void ModelManager::RepublishLocked() {
       *it = {entry.version, VersionState::kUnloading, "unloading", nullptr};
     }
   }
+  ApplyEnsembleReadiness(snapshot->models);
   table_.Publish(std::move(snapshot));
 }
 
@@ -513,149 +407,6 @@ bool ModelManager::AllReady() const {
     if (status.wanted && status.NewestReady() == nullptr) return false;
   }
   return true;
-}
-
-void ModelManager::PollOnce() {
-  if (options_.mode != ModelControlMode::kPoll || stopping_.load(std::memory_order_acquire)) return;
-  std::lock_guard<std::mutex> poll_lock(poll_mu_);
-  auto locations = repository::ListModels(options_.repositories);
-  if (!locations.ok()) {
-    INFERD_LOG_ERROR("repository poll failed: {}", locations.status().ToString());
-    return;
-  }
-  std::map<std::string, Target> now;
-  for (auto& location : *locations) {
-    Target target;
-    target.fingerprint = repository::FingerprintModel(location.directory);
-    target.source = ModelSource{location.name, location.directory, location.problem, {}};
-    now.emplace(location.name, std::move(target));
-  }
-  base::Mutex mu;
-  size_t remaining = 0;
-  auto count_down = [&mu, &remaining](absl::Status) {
-    base::MutexLock lock(&mu);
-    --remaining;
-  };
-  // Added or changed models, once stable across two polls.
-  for (auto& [name, target] : now) {
-    absent_once_.erase(name);
-    const auto previous = last_scan_.find(name);
-    const bool stable = previous != last_scan_.end() && previous->second == target.fingerprint;
-    last_scan_[name] = target.fingerprint;
-    const auto applied = last_applied_.find(name);
-    if (!stable || (applied != last_applied_.end() && applied->second == target.fingerprint)) {
-      continue;
-    }
-    last_applied_[name] = target.fingerprint;
-    {
-      base::MutexLock lock(&mu);
-      ++remaining;
-    }
-    RunOnPool(
-        name, [this, target = target](Record& record) { return ApplyLoad(record, target); },
-        count_down);
-  }
-  // Removed models, once absent in two polls.
-  for (auto it = last_scan_.begin(); it != last_scan_.end();) {
-    if (now.count(it->first)) {
-      ++it;
-      continue;
-    }
-    const std::string name = it->first;
-    if (absent_once_.insert(name).second) {  // seen absent once; removed if still absent next time
-      ++it;
-      continue;
-    }
-    absent_once_.erase(name);
-    it = last_scan_.erase(it);
-    last_applied_.erase(name);
-    {
-      base::MutexLock lock(&mu);
-      ++remaining;
-    }
-    RunOnPool(
-        name, [this](Record& record) { return ApplyUnload(record, /*keep_entry=*/false); },
-        count_down);
-  }
-  base::MutexLock lock(&mu);
-  mu.Await([&remaining]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return remaining == 0; });
-}
-
-void ModelManager::PollLoop() {
-  for (;;) {
-    {
-      base::MutexLock lock(&poll_thread_mu_);
-      if (poll_thread_mu_.AwaitWithTimeout(
-              [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(poll_thread_mu_) { return poll_stop_; },
-              options_.poll_interval)) {
-        return;
-      }
-    }
-    PollOnce();
-  }
-}
-
-void ModelManager::UnloadAll(std::chrono::milliseconds drain, const absl::Status& expired) {
-  if (stopping_.exchange(true)) return;
-  {
-    base::MutexLock lock(&poll_thread_mu_);
-    poll_stop_ = true;
-  }
-  if (poll_thread_.joinable()) poll_thread_.join();
-  std::vector<Record*> records;
-  {
-    std::lock_guard<std::mutex> lock(records_mu_);
-    for (auto& [name, record] : records_) records.push_back(record.get());
-  }
-  const auto deadline = drain == std::chrono::milliseconds::max()
-                            ? std::chrono::steady_clock::time_point::max()
-                            : std::chrono::steady_clock::now() + drain;
-  // Take everything out of service without waiting (a transition in
-  // progress finishes first: its op_mu). A transition that is itself
-  // waiting for requests (resource-preserving) is unblocked at the deadline.
-  for (Record* record : records) {
-    std::unique_lock<base::TimedMutex> lock(record->op_mu, std::defer_lock);
-    if (!lock.try_lock_until(deadline)) {
-      FailRetiring(expired);
-      lock.lock();
-    }
-    std::vector<int64_t> versions;
-    for (const auto& [v, s] : record->serving) versions.push_back(v);
-    record->wanted = false;
-    record->loading.clear();
-    Retire(*record, versions);
-  }
-  bool drained = false;
-  {
-    base::MutexLock lock(&publish_mu_);
-    const auto left = deadline - std::chrono::steady_clock::now();
-    drained = publish_mu_.AwaitWithTimeout(
-        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); },
-        deadline == std::chrono::steady_clock::time_point::max()
-            ? std::chrono::steady_clock::duration(std::chrono::hours(24 * 365))
-            : std::max(left, std::chrono::steady_clock::duration::zero()));
-  }
-  if (!drained) {
-    FailRetiring(expired);
-    base::MutexLock lock(&publish_mu_);
-    publish_mu_.Await([this]()
-                          ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_) { return retiring_.empty(); });
-  }
-}
-
-void ModelManager::FailRetiring(const absl::Status& status) {
-  std::vector<std::shared_ptr<ModelVersion>> left;
-  {
-    base::MutexLock lock(&publish_mu_);
-    for (const auto& [id, entry] : retiring_) {
-      if (auto version = entry.weak.lock()) left.push_back(std::move(version));
-    }
-  }
-  INFERD_LOG_WARN("drain time is up; answering the requests still queued in {} model version(s)",
-                  left.size());
-  // Outside the lock: completions run request callbacks, and dropping the
-  // last pin hands a version to the unloader.
-  for (auto& version : left) version->FailQueued(status);
 }
 
 }  // namespace inferd::lifecycle

@@ -95,11 +95,14 @@ class ModelManager {
 
   // Explicit mode only (FailedPrecondition otherwise). `done` is called
   // once, on a load-pool thread or inline for an error found at once.
+  // Loading an ensemble first loads the composing models that are not
+  // serving. Unloading with `unload_dependents` also unloads the models the
+  // ensemble uses that no other model uses (Triton's meaning).
   void LoadAsync(ModelLoadSpec spec, ControlDone done);
-  void UnloadAsync(std::string name, ControlDone done);
+  void UnloadAsync(std::string name, ControlDone done, bool unload_dependents = false);
   // Blocking forms, for tests and embedders.
   absl::Status Load(ModelLoadSpec spec);
-  absl::Status Unload(std::string name);
+  absl::Status Unload(std::string name, bool unload_dependents = false);
 
   // One poll: rescans the repositories and applies every change that has
   // been stable since the previous poll (a folder whose fingerprint differs
@@ -160,6 +163,11 @@ class ModelManager {
   void RunOnPool(const std::string& name, std::function<absl::Status(Record&)> operation,
                  ControlDone done);
   absl::Status ApplyLoad(Record& record, const Target& target);
+  // An ensemble's composing models, loaded (each under its own op_mu, taken
+  // after the ensemble's: the one lock order) unless serving already.
+  absl::Status LoadDependencies(const std::string& name, const inference::ModelConfig& config);
+  // After `name` was unloaded: its dependencies that nothing else uses.
+  void UnloadDependencies(const std::vector<std::string>& dependencies);
   // Takes every version out of service; waits until they are released.
   absl::Status ApplyUnload(Record& record, bool keep_entry);
   // Moves `versions` of `record` from serving to retiring and publishes;

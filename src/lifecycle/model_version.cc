@@ -21,7 +21,7 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
 
 ModelVersion::ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
                            std::unique_ptr<backends::BackendModel> backend_model,
-                           std::unique_ptr<Scheduler> scheduler,
+                           std::unique_ptr<scheduling::Scheduler> scheduler,
                            std::shared_ptr<core::ModelStats> stats)
     : config_(std::move(config)),
       version_(version),

@@ -11,7 +11,7 @@
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
 #include "core/model_stats.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 #include "model_config.pb.h"
 
 namespace inferd::lifecycle {
@@ -20,7 +20,7 @@ class ModelVersion {
  public:
   ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
                std::unique_ptr<backends::BackendModel> backend_model,
-               std::unique_ptr<Scheduler> scheduler,
+               std::unique_ptr<scheduling::Scheduler> scheduler,
                std::shared_ptr<core::ModelStats> stats = std::make_shared<core::ModelStats>());
   ~ModelVersion();
   ModelVersion(const ModelVersion&) = delete;
@@ -47,7 +47,7 @@ class ModelVersion {
   // Declared before the scheduler so that the scheduler (and the instances
   // it owns) is destroyed first.
   std::unique_ptr<backends::BackendModel> backend_model_;
-  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<scheduling::Scheduler> scheduler_;
 };
 
 // The output facts of `config` that responses are checked against.

@@ -214,8 +214,13 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   Problems problems;
   const bool batching = config.max_batch_size() > 0;
   if (config.max_batch_size() < 0) problems.push_back("'max_batch_size' must be >= 0");
-  if (config.platform() == "ensemble") {
-    problems.push_back("ensembles are not supported yet");
+  // An ensemble's steps are checked when it loads, against its composing
+  // models (scheduling/ensemble_graph).
+  if (config.platform() == "ensemble" && !config.has_ensemble_scheduling()) {
+    problems.push_back("platform 'ensemble' needs 'ensemble_scheduling'");
+  }
+  if (config.platform() != "ensemble" && config.has_ensemble_scheduling()) {
+    problems.push_back("'ensemble_scheduling' is only for platform 'ensemble'");
   }
   if (config.input_size() == 0) problems.push_back("the model has no inputs");
   if (config.output_size() == 0) problems.push_back("the model has no outputs");

@@ -6,12 +6,12 @@
 #include <memory>
 
 #include "base/clock.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 #include "scheduling/instance_pool.h"
 
 namespace inferd::scheduling {
 
-class DirectScheduler final : public lifecycle::Scheduler {
+class DirectScheduler final : public scheduling::Scheduler {
  public:
   DirectScheduler(std::string model_name,
                   std::vector<std::unique_ptr<backends::BackendInstance>> instances,

@@ -13,7 +13,7 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 #include "scheduling/batching_config.h"
 #include "scheduling/instance_pool.h"
 #include "scheduling/ordered_responder.h"
@@ -23,7 +23,7 @@
 namespace inferd::scheduling {
 
 // Thread-safe. `clock` and `timer` are borrowed and outlive the batcher.
-class DynamicBatcher final : public lifecycle::Scheduler, public TimerClient {
+class DynamicBatcher final : public scheduling::Scheduler, public TimerClient {
  public:
   // REQUIRES: the config was validated (repository/model_config_validator).
   DynamicBatcher(const BatchingConfig& config,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The interface through which a loaded model version runs requests. The
-// scheduling layer implements it (direct execution, dynamic batching); the
-// lifecycle layer only owns one per version and stops it before unloading,
-// so the dependency points from scheduling down to lifecycle.
+// The interface through which a loaded model version runs requests, and the
+// factory that picks one for a config. Implemented in this layer (direct
+// execution, the dynamic batcher, the ensemble scheduler); the lifecycle
+// layer above owns one per version and stops it before unloading
+// (docs/architecture.md, "Layers").
 #pragma once
 
 #include <functional>
@@ -14,7 +15,7 @@
 #include "backends/abi/backend_request.h"
 #include "model_config.pb.h"
 
-namespace inferd::lifecycle {
+namespace inferd::scheduling {
 
 class Scheduler {
  public:
@@ -36,4 +37,4 @@ using SchedulerFactory = std::function<absl::StatusOr<std::unique_ptr<Scheduler>
     const inference::ModelConfig& config,
     std::vector<std::unique_ptr<backends::BackendInstance>> instances)>;
 
-}  // namespace inferd::lifecycle
+}  // namespace inferd::scheduling

@@ -10,7 +10,7 @@ namespace inferd::scheduling {
 namespace {
 
 // Keeps the shared timer alive for as long as the batcher that uses it.
-class TimerOwningBatcher final : public lifecycle::Scheduler {
+class TimerOwningBatcher final : public scheduling::Scheduler {
  public:
   TimerOwningBatcher(std::shared_ptr<Timer> timer, const inference::ModelConfig& config,
                      std::vector<std::unique_ptr<backends::BackendInstance>> instances,
@@ -30,12 +30,12 @@ class TimerOwningBatcher final : public lifecycle::Scheduler {
 
 }  // namespace
 
-lifecycle::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
+scheduling::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
                                                  const base::Clock& clock) {
   return [timer = std::move(timer), &clock](
              const inference::ModelConfig& config,
              std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-             -> absl::StatusOr<std::unique_ptr<lifecycle::Scheduler>> {
+             -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
     if (config.has_dynamic_batching()) {
       return std::make_unique<TimerOwningBatcher>(timer, config, std::move(instances), clock);
     }

@@ -6,14 +6,14 @@
 #include <memory>
 
 #include "base/clock.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 #include "scheduling/shared_timer.h"
 
 namespace inferd::scheduling {
 
 // The factory the server hands to the lifecycle layer. Every batcher it
 // makes shares `timer`, which the factory (and each batcher) keeps alive.
-lifecycle::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
+scheduling::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
                                                  const base::Clock& clock = base::Clock::Real());
 
 }  // namespace inferd::scheduling

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server/server.h"
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
 #include "base/clock.h"
@@ -160,7 +161,7 @@ void Server::InferAsync(std::unique_ptr<core::InferRequest> request,
 
 void Server::SubmitInternal(std::unique_ptr<core::InferRequest> request,
                             core::InferCallback on_complete) {
-  Dispatch(std::move(request), std::move(on_complete));
+  Dispatch(std::move(request), std::move(on_complete), /*internal=*/true);
 }
 
 void Server::WaitForClientRequests(std::chrono::milliseconds timeout) {
@@ -176,7 +177,7 @@ void Server::WaitForClientRequests(std::chrono::milliseconds timeout) {
 }
 
 void Server::Dispatch(std::unique_ptr<core::InferRequest> request,
-                      core::InferCallback on_complete) {
+                      core::InferCallback on_complete, bool internal) {
   auto loaded = models_->Resolve(request->model_name, request->model_version);
   if (!loaded.ok()) {
     // The models may have just been taken out of service by Stop().
@@ -186,6 +187,18 @@ void Server::Dispatch(std::unique_ptr<core::InferRequest> request,
     return;
   }
   auto& version = **loaded;
+  if (internal) {
+    // The caller (an ensemble) names the version of a step that failed.
+    on_complete = [number = std::to_string(version.version()),
+                   on_complete = std::move(on_complete)](absl::StatusOr<core::InferResponse> r) {
+      if (!r.ok()) {
+        absl::Status status = r.status();
+        status.SetPayload(core::kModelVersionPayload, absl::Cord(number));
+        r = std::move(status);
+      }
+      on_complete(std::move(r));
+    };
+  }
   const int64_t arrival = base::Clock::Real().NowNanos();
   auto validated = ValidateRequest(version.config(), *request);
   if (!validated.ok()) {
@@ -245,15 +258,13 @@ void Server::LoadModelAsync(ModelLoadRequest request, ModelControlCallback done)
       std::move(done));
 }
 
-// No model depends on another yet (ensembles come later), so
-// unload_dependents has nothing more to unload.
-void Server::UnloadModelAsync(std::string model, bool /*unload_dependents*/,
+void Server::UnloadModelAsync(std::string model, bool unload_dependents,
                               ModelControlCallback done) {
   if (stopping_.load(std::memory_order_acquire)) {
     done(absl::UnavailableError("server is shutting down"));
     return;
   }
-  models_->UnloadAsync(std::move(model), std::move(done));
+  models_->UnloadAsync(std::move(model), std::move(done), unload_dependents);
 }
 
 void Server::BeginShutdown() { shutting_down_.store(true, std::memory_order_release); }

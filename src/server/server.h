@@ -142,7 +142,8 @@ class Server final : public core::InferenceSubmitter {
   // has (load) or the server does not know (unload); InvalidArgument for a
   // bad config JSON, bad file parameters, or a model that failed to load
   // (the message says why); Unavailable while the server stops.
-  // `unload_dependents` also unloads the models that use `model` (ensembles).
+  // Loading an ensemble loads its composing models first; unloading it with
+  // `unload_dependents` also unloads the composing models nothing else uses.
   void LoadModelAsync(ModelLoadRequest request, ModelControlCallback done);
   void UnloadModelAsync(std::string model, bool unload_dependents, ModelControlCallback done);
 
@@ -161,7 +162,8 @@ class Server final : public core::InferenceSubmitter {
 
  private:
   explicit Server(ServerOptions options);
-  void Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete);
+  void Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete,
+                bool internal = false);
   // Waits until no client request is in flight or `timeout` passed.
   void WaitForClientRequests(std::chrono::milliseconds timeout);
 

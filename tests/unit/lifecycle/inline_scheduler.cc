@@ -19,10 +19,10 @@ void InlineScheduler::Stop() {
   stopped_ = true;
 }
 
-SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen) {
+scheduling::SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen) {
   return [instances_seen](const inference::ModelConfig&,
                           std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-             -> absl::StatusOr<std::unique_ptr<Scheduler>> {
+             -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
     if (instances_seen) *instances_seen += static_cast<int>(instances.size());
     return std::make_unique<InlineScheduler>(std::move(instances));
   };

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 
 namespace inferd::lifecycle {
 
-class InlineScheduler final : public Scheduler {
+class InlineScheduler final : public scheduling::Scheduler {
  public:
   explicit InlineScheduler(std::vector<std::unique_ptr<backends::BackendInstance>> instances)
       : instances_(std::move(instances)) {}
@@ -28,6 +28,6 @@ class InlineScheduler final : public Scheduler {
 };
 
 // Builds InlineSchedulers; counts the instances it was handed.
-SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen = nullptr);
+scheduling::SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen = nullptr);
 
 }  // namespace inferd::lifecycle

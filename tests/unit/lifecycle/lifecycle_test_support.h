@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
 #include "core/infer_request.h"
-#include "lifecycle/scheduler.h"
+#include "scheduling/scheduler.h"
 
 namespace inferd::lifecycle::test {
 
@@ -84,9 +84,9 @@ class EventLog {
 // Wraps another scheduler and logs "create #n" / "destroy #n" (n counts the
 // schedulers the factory built, from 1), so that tests can see in which
 // order versions were loaded and unloaded.
-class LoggingScheduler final : public Scheduler {
+class LoggingScheduler final : public scheduling::Scheduler {
  public:
-  LoggingScheduler(std::unique_ptr<Scheduler> inner, std::shared_ptr<EventLog> log, int number)
+  LoggingScheduler(std::unique_ptr<scheduling::Scheduler> inner, std::shared_ptr<EventLog> log, int number)
       : inner_(std::move(inner)), log_(std::move(log)), number_(number) {
     log_->Add("create #" + std::to_string(number_));
   }
@@ -101,21 +101,21 @@ class LoggingScheduler final : public Scheduler {
   void FailQueued(const absl::Status& status) override { inner_->FailQueued(status); }
 
  private:
-  std::unique_ptr<Scheduler> inner_;
+  std::unique_ptr<scheduling::Scheduler> inner_;
   const std::shared_ptr<EventLog> log_;
   const int number_;
 };
 
-inline SchedulerFactory LoggingSchedulerFactory(SchedulerFactory inner,
+inline scheduling::SchedulerFactory LoggingSchedulerFactory(scheduling::SchedulerFactory inner,
                                                 std::shared_ptr<EventLog> log) {
   auto count = std::make_shared<std::atomic<int>>(0);
   return [inner = std::move(inner), log = std::move(log), count](
              const inference::ModelConfig& config,
              std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-             -> absl::StatusOr<std::unique_ptr<Scheduler>> {
+             -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
     auto built = inner(config, std::move(instances));
     if (!built.ok()) return built.status();
-    return std::unique_ptr<Scheduler>(
+    return std::unique_ptr<scheduling::Scheduler>(
         std::make_unique<LoggingScheduler>(std::move(*built), log, count->fetch_add(1) + 1));
   };
 }

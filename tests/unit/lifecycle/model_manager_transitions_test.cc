@@ -98,7 +98,7 @@ absl::StatusOr<core::InferResponse> Infer(
 // A scheduler that keeps every request queued until it is stopped (then it
 // runs them) or told to fail them: the one way to have a request still
 // waiting when a drain runs out.
-class QueueingScheduler final : public Scheduler {
+class QueueingScheduler final : public scheduling::Scheduler {
  public:
   QueueingScheduler(std::vector<std::unique_ptr<backends::BackendInstance>> instances,
                     std::shared_ptr<std::atomic<int>> queued)
@@ -154,7 +154,7 @@ class TransitionsTest : public ::testing::Test {
   }
 
   ModelManagerOptions Options(ModelControlMode mode,
-                              SchedulerFactory factory = InlineSchedulerFactory()) {
+                              scheduling::SchedulerFactory factory = InlineSchedulerFactory()) {
     ModelManagerOptions options;
     options.repositories = {repo_.path()};
     options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1,
@@ -551,7 +551,7 @@ TEST_F(TransitionsTest, UnloadAllAnswersTheStillQueuedRequestsWhenTheDrainRunsOu
       Create(Options(ModelControlMode::kNone,
                      [queued](const inference::ModelConfig&,
                               std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-                         -> absl::StatusOr<std::unique_ptr<Scheduler>> {
+                         -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
                        return std::make_unique<QueueingScheduler>(std::move(instances), queued);
                      }));
   ASSERT_NE(manager, nullptr);

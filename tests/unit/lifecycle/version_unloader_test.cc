@@ -52,7 +52,7 @@ struct Probe {
   }
 };
 
-class ProbeScheduler : public Scheduler {
+class ProbeScheduler : public scheduling::Scheduler {
  public:
   explicit ProbeScheduler(std::shared_ptr<Probe> probe) : probe_(std::move(probe)) {}
   ~ProbeScheduler() override {
@@ -121,7 +121,7 @@ class ThreadedScheduler final : public ProbeScheduler {
   std::thread thread_;
 };
 
-std::unique_ptr<ModelVersion> MakeVersion(std::unique_ptr<Scheduler> scheduler, int64_t version) {
+std::unique_ptr<ModelVersion> MakeVersion(std::unique_ptr<scheduling::Scheduler> scheduler, int64_t version) {
   auto config = std::make_shared<inference::ModelConfig>();
   config->set_name("m");
   return std::make_unique<ModelVersion>(std::move(config), version, nullptr, std::move(scheduler));

@@ -209,7 +209,10 @@ TEST(ModelConfigValidatorTest, UnsupportedSchedulers) {
   const absl::Status ensemble = Validate(
       "name: \"e\" platform: \"ensemble\" input [ { name: \"a\" data_type: TYPE_FP32 dims: [1] } ] "
       "output [ { name: \"b\" data_type: TYPE_FP32 dims: [1] } ]");
-  EXPECT_THAT(std::string(ensemble.message()), HasSubstr("ensembles are not supported yet"));
+  EXPECT_THAT(std::string(ensemble.message()),
+              HasSubstr("platform 'ensemble' needs 'ensemble_scheduling'"));
+  EXPECT_THAT(Problems("ensemble_scheduling { step [ { model_name: \"x\" } ] }"),
+              HasSubstr("'ensemble_scheduling' is only for platform 'ensemble'"));
 }
 
 TEST(ModelConfigValidatorTest, LatestPolicyNeedsVersions) {

@@ -27,8 +27,7 @@ class InferenceSubmitter {
   // the server has already accepted (an ensemble's, a backend's), so it is
   // accepted during a shutdown drain too; it fails only when its model is
   // unknown or not ready, or the request is invalid.
-  virtual void SubmitInternal(std::unique_ptr<InferRequest> request,
-                              InferCallback on_complete) = 0;
+  virtual void SubmitInternal(std::unique_ptr<InferRequest> request, InferCallback on_complete) = 0;
 };
 
 }  // namespace inferd::core

@@ -14,9 +14,8 @@
 
 namespace inferd::core {
 
-using JsonWriter =
-    rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
-                      rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>;
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
+                                     rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>;
 
 // Writes nothing and returns false when `text` is not valid UTF-8.
 inline bool WriteString(JsonWriter& writer, std::string_view text) {

@@ -7,7 +7,9 @@ namespace inferd::lifecycle {
 namespace {
 
 bool CanBatch(const INFERD_Signature& signature) {
-  auto batchable = [](const backends::SignatureTensor& t) { return !t.dims.empty() && t.dims[0] == -1; };
+  auto batchable = [](const backends::SignatureTensor& t) {
+    return !t.dims.empty() && t.dims[0] == -1;
+  };
   for (const auto& t : signature.inputs) {
     if (!batchable(t)) return false;
   }
@@ -49,7 +51,8 @@ bool NeedsCompletion(const inference::ModelConfig& config) {
   return config.input_size() + config.batch_input_size() == 0 || config.output_size() == 0;
 }
 
-absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::ModelConfig& config) {
+absl::Status CompleteModelConfig(const INFERD_Signature& signature,
+                                 inference::ModelConfig& config) {
   if (!NeedsCompletion(config)) return absl::OkStatus();
   if (auto status = CheckTypes(signature); !status.ok()) return status;
   if (signature.max_batch_size) {
@@ -57,12 +60,14 @@ absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::M
     if (config.max_batch_size() == 0) config.set_max_batch_size(*signature.max_batch_size);
   } else if (CanBatch(signature)) {
     if (config.max_batch_size() == 0) config.set_max_batch_size(kDefaultMaxBatchSize);
-    if (config.max_batch_size() > 1 && !config.has_dynamic_batching() && !config.has_sequence_batching()) {
+    if (config.max_batch_size() > 1 && !config.has_dynamic_batching() &&
+        !config.has_sequence_batching()) {
       config.mutable_dynamic_batching();
     }
   } else if (config.max_batch_size() > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model '", config.name(), "' does not support batching while non-zero max_batch_size is specified"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", config.name(),
+                     "' does not support batching while non-zero max_batch_size is specified"));
   }
   const bool batching = config.max_batch_size() > 0;
   if (config.input_size() == 0) {

@@ -19,8 +19,7 @@ std::optional<std::string> StepProblem(
   const std::string label = absl::StrCat("step ", index + 1, " ('", step.model_name(), "')");
   const auto it = models.find(step.model_name());
   if (it == models.end()) {
-    return absl::StrCat("composing model '", step.model_name(), "' (", label,
-                        ") is not loaded");
+    return absl::StrCat("composing model '", step.model_name(), "' (", label, ") is not loaded");
   }
   const ModelStatus& status = it->second;
   const VersionStatus* chosen =
@@ -32,8 +31,8 @@ std::optional<std::string> StepProblem(
   if (why.empty() && !status.versions.empty()) why = status.versions.back().reason;
   return absl::StrCat(
       "composing model '", step.model_name(), "'",
-      step.model_version() > 0 ? absl::StrCat(" version ", step.model_version()) : "", " (",
-      label, ") is not ready", why.empty() ? "" : absl::StrCat(": ", why));
+      step.model_version() > 0 ? absl::StrCat(" version ", step.model_version()) : "", " (", label,
+      ") is not ready", why.empty() ? "" : absl::StrCat(": ", why));
 }
 
 }  // namespace
@@ -88,8 +87,7 @@ std::shared_ptr<const inference::ModelConfig> ServingConfig(const ServingSnapsho
   return chosen->loaded->shared_config();
 }
 
-std::optional<std::string> FindDependencyCycle(const std::string& model,
-                                               const ConfigReader& read) {
+std::optional<std::string> FindDependencyCycle(const std::string& model, const ConfigReader& read) {
   std::vector<std::string> path;
   std::set<std::string> finished;
   std::function<bool(const std::string&)> visit = [&](const std::string& name) {

@@ -36,8 +36,7 @@ std::shared_ptr<const inference::ModelConfig> ServingConfig(const ServingSnapsho
 
 // Reads configs through `read` (null for a model no repository has) and
 // returns a dependency cycle through `model` as "a -> b -> a", if any.
-using ConfigReader =
-    std::function<std::optional<inference::ModelConfig>(const std::string& model)>;
+using ConfigReader = std::function<std::optional<inference::ModelConfig>(const std::string& model)>;
 std::optional<std::string> FindDependencyCycle(const std::string& model, const ConfigReader& read);
 
 // The models that depend on `model` in `snapshot` (their serving configs).

@@ -88,8 +88,10 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
     const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
     int64_t version, const scheduling::ComposingConfigLookup& composing) {
   if (config->platform() == "ensemble") {
-    const scheduling::ComposingConfigLookup none = [](const std::string&, int64_t) {
-      return std::shared_ptr<const inference::ModelConfig>();
+    const scheduling::ComposingConfigLookup none =
+        [](const std::string&,
+           int64_t) -> absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> {
+      return absl::NotFoundError("no composing models in this context");
     };
     INFERD_ASSIGN_OR_RETURN(auto graph,
                             scheduling::BuildEnsembleGraph(*config, composing ? composing : none));
@@ -101,9 +103,9 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
   INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
   const int instances = TotalInstances(*config);
   const int intra_op_threads = std::max(1, options_.cpu_cores / instances);
-  auto spec = std::make_unique<backends::ModelSpecStorage>(
-      *config, version, model_dir, ModelPath(model_dir, version, *config), intra_op_threads,
-      &server_handle_);
+  auto spec = std::make_unique<backends::ModelSpecStorage>(*config, version, model_dir,
+                                                           ModelPath(model_dir, version, *config),
+                                                           intra_op_threads, &server_handle_);
   INFERD_ASSIGN_OR_RETURN(auto backend_model,
                           backends::BackendModel::Create(library, std::move(spec)));
   std::vector<std::unique_ptr<backends::BackendInstance>> created;

@@ -18,10 +18,10 @@
 #include "base/mutex.h"
 #include "core/inference_submitter.h"
 #include "core/model_stats.h"
-#include "scheduling/scheduler.h"
 #include "lifecycle/serving_table.h"
-#include "scheduling/ensemble_graph.h"
 #include "repository/model_repository.h"
+#include "scheduling/ensemble_graph.h"
+#include "scheduling/scheduler.h"
 
 namespace inferd::lifecycle {
 

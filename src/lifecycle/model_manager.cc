@@ -140,10 +140,10 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
   record.wanted = true;
   record.unloaded = false;
   auto prepared = loader_.Prepare(target.source);
+  // An ensemble loads after what it calls.
+  std::map<std::string, std::string> unavailable;
   if (prepared.ok()) {
-    // An ensemble loads after what it calls, and fails like a bad config
-    // when one of them cannot load.
-    if (auto dependencies = LoadDependencies(record.name, *prepared->config);
+    if (auto dependencies = LoadDependencies(record.name, *prepared->config, unavailable);
         !dependencies.ok()) {
       prepared = dependencies;
     }
@@ -199,9 +199,16 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
   std::map<int64_t, Record::Serving> loaded;
   std::vector<std::string> failures;
   // An ensemble's steps are checked against what its composing models serve now.
-  const scheduling::ComposingConfigLookup composing = [this](const std::string& model,
-                                                             int64_t version) {
-    return ServingConfig(*table_.Get(), model, version);
+  const scheduling::ComposingConfigLookup composing =
+      [this, &unavailable](
+          const std::string& model,
+          int64_t version) -> absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> {
+    if (auto it = unavailable.find(model); it != unavailable.end()) {
+      return absl::UnavailableError(it->second);
+    }
+    auto config = ServingConfig(*table_.Get(), model, version);
+    if (config == nullptr) return absl::UnavailableError("it is not ready");
+    return config;
   };
   for (int64_t v : plan.load) {
     auto version = loader_.LoadVersion(config, target.source.directory, v, composing);

@@ -164,8 +164,12 @@ class ModelManager {
                  ControlDone done);
   absl::Status ApplyLoad(Record& record, const Target& target);
   // An ensemble's composing models, loaded (each under its own op_mu, taken
-  // after the ensemble's: the one lock order) unless serving already.
-  absl::Status LoadDependencies(const std::string& name, const inference::ModelConfig& config);
+  // after the ensemble's: the one lock order) unless serving already. Fails
+  // only for a cycle or a shutdown; a composing model that cannot load is
+  // left for the ensemble's validation to report with every other problem,
+  // with the reason put in `unavailable`.
+  absl::Status LoadDependencies(const std::string& name, const inference::ModelConfig& config,
+                                std::map<std::string, std::string>& unavailable);
   // After `name` was unloaded: its dependencies that nothing else uses.
   void UnloadDependencies(const std::vector<std::string>& dependencies);
   // Takes every version out of service; waits until they are released.

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
-#include "lifecycle/model_manager.h"
 #include "lifecycle/model_dependencies.h"
+#include "lifecycle/model_manager.h"
 #include "repository/model_repository.h"
 
 namespace inferd::lifecycle {
@@ -120,7 +120,8 @@ void ModelManager::UnloadAsync(std::string name, ControlDone done, bool unload_d
 }
 
 absl::Status ModelManager::LoadDependencies(const std::string& name,
-                                            const inference::ModelConfig& config) {
+                                            const inference::ModelConfig& config,
+                                            std::map<std::string, std::string>& unavailable) {
   const std::vector<std::string> dependencies = DependenciesOf(config);
   if (dependencies.empty()) return absl::OkStatus();
   // Refused before any lock is taken: two ensembles loading each other on
@@ -147,13 +148,12 @@ absl::Status ModelManager::LoadDependencies(const std::string& name,
     if (!record.serving.empty()) continue;
     auto target = FindInRepositories(dependency);
     if (!target.ok()) {
-      return absl::NotFoundError(absl::StrCat("composing model '", dependency,
-                                              "' is not in any model repository"));
+      unavailable[dependency] = "it is not in any model repository";
+      continue;
     }
     INFERD_LOG_INFO("loading '{}', which ensemble '{}' uses", dependency, name);
     if (auto loaded = ApplyLoad(record, *target); !loaded.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("composing model '", dependency,
-                                                     "' failed to load: ", loaded.message()));
+      unavailable[dependency] = std::string(loaded.message());
     }
   }
   return absl::OkStatus();

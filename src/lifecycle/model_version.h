@@ -11,8 +11,8 @@
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
 #include "core/model_stats.h"
-#include "scheduling/scheduler.h"
 #include "model_config.pb.h"
+#include "scheduling/scheduler.h"
 
 namespace inferd::lifecycle {
 

@@ -39,8 +39,8 @@ bool ShapesAgree(const core::Shape& a, const core::Shape& b) {
 }
 
 std::string Describe(const TensorType& type) {
-  return absl::StrCat(inference::DataType_Name(type.datatype), " ",
-                      core::ShapeToString(type.shape), " (", type.origin, ")");
+  return absl::StrCat(inference::DataType_Name(type.datatype), " ", core::ShapeToString(type.shape),
+                      " (", type.origin, ")");
 }
 
 // Builds the graph step by step, collecting every problem.
@@ -79,9 +79,8 @@ class GraphBuilder {
     CheckProducedAndConsumed();
     CheckAcyclic();
     if (!problems_.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("ensemble '", ensemble_.name(),
-                                                     "' is invalid: ",
-                                                     absl::StrJoin(problems_, "; ")));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ensemble '", ensemble_.name(), "' is invalid: ", absl::StrJoin(problems_, "; ")));
     }
     return std::shared_ptr<const EnsembleGraph>(std::move(graph_));
   }
@@ -158,12 +157,14 @@ class GraphBuilder {
     }
     if (spec.input_map().empty()) problems_.push_back(added.label + ": 'input_map' is empty");
     if (spec.output_map().empty()) problems_.push_back(added.label + ": 'output_map' is empty");
-    const auto config = lookup_(spec.model_name(), spec.model_version());
-    if (config == nullptr) {
+    auto found = lookup_(spec.model_name(), spec.model_version());
+    const std::shared_ptr<const inference::ModelConfig> config =
+        found.ok() ? *found : std::shared_ptr<const inference::ModelConfig>();
+    if (!found.ok() || config == nullptr) {
       problems_.push_back(absl::StrCat(
           added.label, ": model '", spec.model_name(), "'",
           spec.model_version() > 0 ? absl::StrCat(" version ", spec.model_version()) : "",
-          " is not loaded (unknown, or it failed to load)"));
+          " is not loaded", found.ok() ? "" : absl::StrCat(" (", found.status().message(), ")")));
     }
     const bool step_batches = config != nullptr && config->max_batch_size() > 0;
     if (config != nullptr && batching) {
@@ -188,8 +189,7 @@ class GraphBuilder {
       const auto* in = FindInput(*config, model_input);
       if (in == nullptr) {
         problems_.push_back(absl::StrCat(added.label, ": input_map names '", model_input,
-                                         "', which is not an input of '", spec.model_name(),
-                                         "'"));
+                                         "', which is not an input of '", spec.model_name(), "'"));
         continue;
       }
       Read(t, s,
@@ -211,8 +211,7 @@ class GraphBuilder {
       const auto* out = config == nullptr ? nullptr : FindOutput(*config, model_output);
       if (config != nullptr && out == nullptr) {
         problems_.push_back(absl::StrCat(added.label, ": output_map names '", model_output,
-                                         "', which is not an output of '", spec.model_name(),
-                                         "'"));
+                                         "', which is not an output of '", spec.model_name(), "'"));
       }
       if (out == nullptr) {
         // Still marks the tensor as written, so that the problem is not
@@ -254,10 +253,10 @@ class GraphBuilder {
       } else if (!read) {
         problems_.push_back(absl::StrCat(
             "ensemble tensor '", name, "' is never read",
-            graph_->producer[t] < 0 ? " (an ensemble input no step uses)"
-                                    : absl::StrCat(" (written by ",
-                                                   graph_->steps[graph_->producer[t]].label,
-                                                   "; map it to an ensemble output or drop it)")));
+            graph_->producer[t] < 0
+                ? " (an ensemble input no step uses)"
+                : absl::StrCat(" (written by ", graph_->steps[graph_->producer[t]].label,
+                               "; map it to an ensemble output or drop it)")));
       }
     }
   }
@@ -293,9 +292,8 @@ class GraphBuilder {
     for (size_t s = 0; s < n; ++s) {
       if (waiting[s] > 0) stuck.push_back(graph_->steps[s].label);
     }
-    problems_.push_back(
-        absl::StrCat("the steps form a cycle: ", absl::StrJoin(stuck, ", "),
-                     " wait for each other's outputs"));
+    problems_.push_back(absl::StrCat("the steps form a cycle: ", absl::StrJoin(stuck, ", "),
+                                     " wait for each other's outputs"));
   }
 
   static constexpr int kNoProducer = -2;

@@ -52,9 +52,10 @@ struct EnsembleGraph {
 };
 
 // The config of a composing model (the version the step names, or the
-// newest ready one), or null when no such model is loaded.
-using ComposingConfigLookup = std::function<std::shared_ptr<const inference::ModelConfig>(
-    const std::string& model, int64_t version)>;
+// newest ready one), or why there is none (shown in the step's problem).
+using ComposingConfigLookup =
+    std::function<absl::StatusOr<std::shared_ptr<const inference::ModelConfig>>(
+        const std::string& model, int64_t version)>;
 
 // The composing models an ensemble config names (each once, sorted).
 std::vector<std::string> ComposingModels(const inference::ModelConfig& ensemble);

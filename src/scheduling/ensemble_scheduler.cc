@@ -87,7 +87,7 @@ class EnsembleRun : public std::enable_shared_from_this<EnsembleRun> {
       if (done_) return;  // another branch failed meanwhile
       request->inputs.reserve(step.inputs.size());
       for (const auto& in : step.inputs) {
-        if (!tensors_[in.tensor]) continue;  // an optional ensemble input not given
+        if (!tensors_[in.tensor]) continue;          // an optional ensemble input not given
         core::Tensor tensor = *tensors_[in.tensor];  // shares the bytes
         tensor.name = in.model_tensor;
         request->inputs.push_back(std::move(tensor));
@@ -145,13 +145,13 @@ class EnsembleRun : public std::enable_shared_from_this<EnsembleRun> {
     }
     const EnsembleStep& step = graph_->steps[s];
     const std::string shown_version =
-        !version.empty() ? version
-                         : (step.model_version.empty() ? std::string("newest ready")
-                                                       : step.model_version);
-    Finish(absl::Status(status.code(),
-                        absl::StrCat("ensemble '", graph_->name, "' ", step.label,
-                                     " failed: model '", step.model_name, "' version ",
-                                     shown_version, ": ", status.message())));
+        !version.empty()
+            ? version
+            : (step.model_version.empty() ? std::string("newest ready") : step.model_version);
+    Finish(absl::Status(
+        status.code(),
+        absl::StrCat("ensemble '", graph_->name, "' ", step.label, " failed: model '",
+                     step.model_name, "' version ", shown_version, ": ", status.message())));
   }
 
   void Finish(absl::Status status) {
@@ -166,8 +166,8 @@ class EnsembleRun : public std::enable_shared_from_this<EnsembleRun> {
         if (!status.ok()) break;
       }
     }
-    const core::FailureReason reason = absl::IsCancelled(status) ? core::FailureReason::kCanceled
-                                                                  : core::FailureReason::kBackend;
+    const core::FailureReason reason =
+        absl::IsCancelled(status) ? core::FailureReason::kCanceled : core::FailureReason::kBackend;
     std::unique_ptr<INFERD_Request> request = std::move(request_);
     request->Complete(std::move(status), reason);
   }
@@ -202,9 +202,9 @@ EnsembleScheduler::EnsembleScheduler(std::shared_ptr<const EnsembleGraph> graph,
 
 void EnsembleScheduler::Submit(std::unique_ptr<INFERD_Request> request) {
   if (stopped_.load(std::memory_order_acquire)) {
-    request->Complete(absl::UnavailableError(
-                          absl::StrCat("ensemble '", graph_->name, "' is being unloaded")),
-                      core::FailureReason::kOther);
+    request->Complete(
+        absl::UnavailableError(absl::StrCat("ensemble '", graph_->name, "' is being unloaded")),
+        core::FailureReason::kOther);
     return;
   }
   if (submitter_ == nullptr) {
@@ -218,8 +218,8 @@ void EnsembleScheduler::Submit(std::unique_ptr<INFERD_Request> request) {
     for (const auto& name : request->output_names()) wanted.push_back(graph_->FindTensor(name));
     needed = graph_->StepsFor(wanted);
   }
-  auto run = std::make_shared<EnsembleRun>(graph_, submitter_, std::move(request),
-                                           std::move(needed));
+  auto run =
+      std::make_shared<EnsembleRun>(graph_, submitter_, std::move(request), std::move(needed));
   run->Start();
 }
 

@@ -150,13 +150,13 @@ void Server::InferAsync(std::unique_ptr<core::InferRequest> request,
     on_complete(absl::UnavailableError("server is shutting down"));
     return;
   }
-  Dispatch(std::move(request),
-           [this, on_complete = std::move(on_complete)](absl::StatusOr<core::InferResponse> result) {
-             on_complete(std::move(result));
-             if (client_requests_.fetch_sub(1) == 1 && stopping_.load()) {
-               base::MutexLock lock(&drain_mu_);  // its unlock wakes WaitForClientRequests
-             }
-           });
+  Dispatch(std::move(request), [this, on_complete = std::move(on_complete)](
+                                   absl::StatusOr<core::InferResponse> result) {
+    on_complete(std::move(result));
+    if (client_requests_.fetch_sub(1) == 1 && stopping_.load()) {
+      base::MutexLock lock(&drain_mu_);  // its unlock wakes WaitForClientRequests
+    }
+  });
 }
 
 void Server::SubmitInternal(std::unique_ptr<core::InferRequest> request,
@@ -166,9 +166,7 @@ void Server::SubmitInternal(std::unique_ptr<core::InferRequest> request,
 
 void Server::WaitForClientRequests(std::chrono::milliseconds timeout) {
   base::MutexLock lock(&drain_mu_);
-  auto none = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return client_requests_.load() == 0;
-  };
+  auto none = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return client_requests_.load() == 0; };
   if (timeout == std::chrono::milliseconds::max()) {
     drain_mu_.Await(none);
   } else {
@@ -176,8 +174,8 @@ void Server::WaitForClientRequests(std::chrono::milliseconds timeout) {
   }
 }
 
-void Server::Dispatch(std::unique_ptr<core::InferRequest> request,
-                      core::InferCallback on_complete, bool internal) {
+void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete,
+                      bool internal) {
   auto loaded = models_->Resolve(request->model_name, request->model_version);
   if (!loaded.ok()) {
     // The models may have just been taken out of service by Stop().

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/data_type.h"
 #include "base/mutex.h"
+#include "core/data_type.h"
 #include "core/infer_request.h"
 #include "core/inference_submitter.h"
 #include "core/model_stats.h"

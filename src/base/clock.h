@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Time as the server measures it: a monotonic clock in nanoseconds, behind
 // an interface so that schedulers and statistics can be driven by a fake
-// clock in tests (style §B5: time comes from an injected Clock).
+// clock in tests (time comes from an injected Clock, so tests control it).
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // top of std::mutex and std::condition_variable. Why not absl::Mutex itself:
 // Debian ships Abseil uninstrumented, so ThreadSanitizer cannot see its
 // locking and reports false races; pthread primitives it does see, so the
-// TSan job checks this code for real (style §B5, §B7).
+// TSan job checks this code for real (docs/architecture.md, "Threading").
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A fixed set of threads running queued tasks in FIFO order. The control
-// plane's load pool (style.md B5): model loads and warm-ups run here, apart
+// plane's load pool (docs/architecture.md, "Threading"): model loads and warm-ups run here, apart
 // from the serving threads.
 #pragma once
 

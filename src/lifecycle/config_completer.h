@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Completes a missing or partial model config from what the backend read in
 // the model file, following Triton's ONNX Runtime auto-complete rules
-// (design.md §2: completion needs the backend, so it lives in lifecycle).
+// (docs/architecture.md, "Layers": completion needs the backend, so it lives in lifecycle).
 #pragma once
 
 #include "absl/status/status.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The immutable snapshot of every model and version the server knows, with
 // their states. The request path reads it through an atomic shared_ptr and
-// never takes a lifecycle lock (style.md B5).
+// never takes a lifecycle lock (docs/architecture.md, "Threading").
 #pragma once
 
 #include <atomic>

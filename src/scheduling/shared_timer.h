@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One thread for the whole server that calls schedulers back at the moments
 // they asked for: the dynamic batcher flushes a partial batch whose delay
-// expired and rejects requests whose queue timeout passed (design §3: no
+// expired and rejects requests whose queue timeout passed (docs/architecture.md, "Threading": no
 // thread per model). Thread-safe.
 #pragma once
 

@@ -62,7 +62,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
       options.model_load_threads > 0 ? options.model_load_threads : std::min(4, options.cpu_cores);
   manager_options.transition_policy = options.version_transition_policy;
   manager_options.load_at_create = options.load_models_in_create;
-  // One timer thread for every dynamic batcher of the server (design §3).
+  // One timer thread for every dynamic batcher of the server (docs/architecture.md, "Threading").
   manager_options.loader.scheduler_factory =
       scheduling::MakeSchedulerFactory(std::make_shared<scheduling::SharedTimer>());
   INFERD_ASSIGN_OR_RETURN(server->models_,

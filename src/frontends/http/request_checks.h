@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Request-header checks that Boost.Beast 1.74 does not make (design.md §4):
+// Request-header checks that Boost.Beast 1.74 does not make itself (it accepts all of these):
 // obsolete line folding, transfer codings other than plain chunked, chunked
 // together with Content-Length, and HTTP/1.1 without exactly one Host.
 #pragma once

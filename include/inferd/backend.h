@@ -79,11 +79,12 @@
  * Errors
  *   A function that can fail returns INFERD_Error*: NULL means success. An
  *   error is made only by api->ErrorNew(code, message), which copies the
- *   message. Whoever holds an INFERD_Error* owns it, and there is no function
- *   to free one: the backend passes every error it creates or receives to
- *   the server exactly once, by returning it from an INFERD_Backend*
- *   function or by giving it to api->RequestComplete. So create an error only
- *   when you are about to hand it over. An error returned by
+ *   message. Whoever holds an INFERD_Error* owns it. The backend passes every
+ *   error it creates or receives to the server exactly once, by returning it
+ *   from an INFERD_Backend* function or by giving it to api->RequestComplete,
+ *   or (since minor 3) frees it with api->ErrorDelete. Servers older than
+ *   minor 3 have no ErrorDelete: a backend that runs on them creates an error
+ *   only when it is about to hand it over. An error returned by
  *   api->ResponseAddOutput is owned by the backend, which usually passes it
  *   on with RequestComplete.
  *   The code decides the protocol status the client sees: INVALID_ARG is
@@ -109,7 +110,9 @@
  *   - Instances of one model version are created one after the other, after
  *     INFERD_BackendModelCreate returned, and all are deleted before
  *     INFERD_BackendModelDelete. A model version is deleted only after every
- *     request handed to it was completed.
+ *     request handed to it was completed (but not necessarily after the
+ *     calls it made to other models: see "Calling other models" at
+ *     INFERD_ServerApi::InferRequestNew).
  *   - Different models, and different versions of one model, are loaded and
  *     unloaded independently: INFERD_BackendDescribeModel, ModelCreate and
  *     ModelDelete may run concurrently with each other (for different
@@ -277,8 +280,10 @@ typedef struct INFERD_ModelSpec {
  * NULL) or the error (response == NULL). Both are owned by the backend from
  * then on: free the response with api->InferResponseDelete and the error
  * with api->ErrorDelete (or hand the error on, e.g. to RequestComplete).
- * Runs on any server thread, possibly before ServerInferAsync returns: keep
- * it short and never block in it. */
+ * Runs on any server thread, possibly on the caller's before ServerInferAsync
+ * returns (so do not call ServerInferAsync holding a lock the function
+ * takes): keep it short and never block in it. It may complete the parent
+ * request (api->RequestComplete) and send further requests. */
 typedef void (*INFERD_InferCompleteFn)(void* context, INFERD_InferResponse* response,
                                        INFERD_Error* error);
 
@@ -368,34 +373,60 @@ typedef struct INFERD_ServerApi {
 
   /* ---- Since minor version 3 (check struct_size before use). ---- */
 
-  /* Errors a backend received (from INFERD_InferCompleteFn): read them, and
-   * free one that is not handed on to the server. */
+  /* Errors a backend holds (from INFERD_InferCompleteFn, ResponseAddOutput,
+   * InferRequestAddInput or its own ErrorNew): read them, and free one that
+   * is not handed on to the server. A server status that has no
+   * INFERD_ErrorCode of its own reads as INTERNAL, while an error handed on
+   * keeps the server's exact status for the client. The message is never
+   * NULL and stays valid, unchanged, while the error lives.
+   * ErrorDelete(NULL) does nothing. */
   INFERD_ErrorCode (*ErrorCode)(const INFERD_Error* error);
-  const char* (*ErrorMessage)(const INFERD_Error* error); /* valid while the error lives */
+  const char* (*ErrorMessage)(const INFERD_Error* error);
   void (*ErrorDelete)(INFERD_Error* error);
 
   /* Calling other models. A backend builds a request for model
-   * `model_name` (`model_version` > 0 a fixed version, -1 the newest ready
-   * one) on `server` (INFERD_ModelSpec::server), adds inputs, and sends it
-   * with ServerInferAsync. The request takes exactly the server's public
-   * path: it is resolved, validated against the target's config, queued in
-   * the target's own scheduler (so it batches with client requests), and
-   * counted in the target's statistics. Errors (unknown model, bad inputs,
-   * a timeout) reach the completion function; they never end the caller.
-   * Do not wait in Execute for a request to a model that can only run after
-   * this Execute returns (the same instance, or a chain back to it): with
-   * one instance that waits forever. Calls about one INFERD_InferRequest
-   * must not overlap; distinct requests may be built concurrently. */
+   * `model_name` (`model_version` > 0 a fixed version, -1 or 0 the newest
+   * ready one) on `server` (INFERD_ModelSpec::server), adds inputs, and
+   * sends it with ServerInferAsync. Never returns NULL; a NULL `server`
+   * makes a request that fails when sent (INVALID_ARG). The request takes
+   * exactly the server's public path: it is resolved, validated against the
+   * target's config, queued in the target's own scheduler (so it batches
+   * with client requests), and counted in the target's statistics. Errors
+   * (unknown model, bad inputs, a timeout) reach the completion function;
+   * they never end the caller. Calls about one INFERD_InferRequest must not
+   * overlap; distinct requests may be built concurrently.
+   * The usual pattern: in Execute, for a request being executed, build a
+   * child request with InferRequestSetParent, send it, return from Execute
+   * without waiting, and complete the parent from the completion function.
+   * - Do not wait in Execute for a request to a model that can only run
+   *   after this Execute returns (the same instance, or a chain back to
+   *   it): with one instance that waits forever.
+   * - The server keeps the calling model loaded only while requests handed
+   *   to it are not completed: a completion function that runs after the
+   *   parent was completed (a backend that stopped waiting, or a call made
+   *   on behalf of no request) may run after INFERD_BackendModelDelete.
+   *   Such a backend waits for its outstanding calls in InstanceDelete or
+   *   ModelDelete, or gives the completion a context that owns everything
+   *   it touches.
+   * - During a shutdown the server keeps its models loaded, and takes these
+   *   requests, while it drains client requests; once the drain time is
+   *   over, a request still queued fails with UNAVAILABLE, and a request
+   *   to a model already unloaded fails with UNAVAILABLE (never a crash). */
   INFERD_InferRequest* (*InferRequestNew)(INFERD_Server* server, const char* model_name,
                                           int64_t model_version);
   /* Adds an input. `data` is not copied: it must stay valid and unchanged
-   * until release(release_context) is called (exactly once, on any thread,
-   * once the server no longer reads it; possibly before this call returns
-   * on error). `release` may be NULL for memory the backend keeps alive
-   * until the completion function has run. `shape` includes the batch
-   * dimension when the target batches; BYTES data is length-prefixed.
-   * Returns NULL or an error (e.g. a size that does not match the shape)
-   * that the backend owns. */
+   * until release(release_context) is called: exactly once, on any thread,
+   * once nothing in the server refers to it any more; that may be before
+   * this call returns (on error), before the request is sent (on
+   * InferRequestDelete), and before or after the completion function runs,
+   * so the release must not depend on state the completion frees. `release`
+   * may be NULL for memory the backend keeps valid until the completion
+   * function has run and the response was deleted (InferResponseDelete).
+   * `shape` includes the batch dimension when the target batches; BYTES
+   * data is length-prefixed. Returns NULL or an error that the backend owns
+   * (an unknown datatype, a size that does not match the shape); names and
+   * shapes are checked against the target's config when the request is
+   * sent. */
   INFERD_Error* (*InferRequestAddInput)(INFERD_InferRequest* request, const char* name,
                                         INFERD_DataType datatype, const int64_t* shape,
                                         size_t shape_count, const void* data, size_t byte_size,
@@ -403,28 +434,34 @@ typedef struct INFERD_ServerApi {
   /* Names an output to return; none named: every output of the target. */
   void (*InferRequestAddRequestedOutput)(INFERD_InferRequest* request, const char* name);
   /* Makes the request part of `parent` (a request this backend is
-   * executing): it inherits the parent's cancellation (a client that goes
-   * away cancels it too) and deadline. Optional; `parent` must outlive the
-   * call only. */
+   * executing and has not completed): it inherits the parent's
+   * cancellation (a client that goes away cancels it too) and deadline.
+   * Optional; `parent` must outlive the call only (it counts as a call
+   * about `parent` too). */
   void (*InferRequestSetParent)(INFERD_InferRequest* request, const INFERD_Request* parent);
   /* A deadline `timeout_us` microseconds after ServerInferAsync (0: none of
    * its own; the parent's, if any, still applies): a request still waiting
    * in a queue (of the target or, for an ensemble, of any of its steps)
    * then fails with INFERD_ERROR_DEADLINE_EXCEEDED. A step already
    * executing runs to its end; a caller that must not wait longer stops
-   * waiting itself (the Python backend does). */
+   * waiting itself (the Python backend does). A timeout too large for the
+   * clock counts as none. */
   void (*InferRequestSetTimeout)(INFERD_InferRequest* request, uint64_t timeout_us);
   /* Request parameters, as a client sends them (e.g. "sequence_id",
-   * "priority"). The key and string value are copied. */
+   * "priority", "timeout" for the target's queue policy). The key and string
+   * value are copied; setting a key again replaces its value. They are
+   * checked when the request is sent ("triton_" keys are refused). */
   void (*InferRequestSetIntParameter)(INFERD_InferRequest* request, const char* key,
                                       int64_t value);
   void (*InferRequestSetStringParameter)(INFERD_InferRequest* request, const char* key,
                                          const char* value);
   void (*InferRequestSetBoolParameter)(INFERD_InferRequest* request, const char* key, int value);
-  /* Frees a request that was never sent. */
+  /* Frees a request that was never sent (its inputs are released);
+   * NULL does nothing. */
   void (*InferRequestDelete)(INFERD_InferRequest* request);
   /* Sends `request` (ownership passes to the server, always, also on
-   * error). `complete(context, ...)` is called exactly once. */
+   * error). `complete(context, ...)` is called exactly once, also when
+   * `request` is NULL (INVALID_ARG); a NULL `complete` drops the result. */
   void (*ServerInferAsync)(INFERD_InferRequest* request, INFERD_InferCompleteFn complete,
                            void* context);
   /* A response's outputs, in the order requested (or the target's config

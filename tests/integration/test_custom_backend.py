@@ -9,12 +9,18 @@ example model from there, together with the ONNX `simple` model (which checks
 that the installed ONNX Runtime backend still finds its library).
 The outputs are compared with a numpy version of the same bilinear resize and
 normalization, computed from pixels decoded by Pillow.
+
+The example's text_direction model calls another model from the backend
+(ABI 1.3): it sends its tensor to ocr_cls (examples/models, PaddleOCR's
+text-direction classifier) and returns ocr_cls's outputs, which must equal
+what ocr_cls gives for the same tensor sent directly.
 """
 import io
 import os
 import pathlib
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -42,6 +48,75 @@ parameters { key: "mean" value: { string_value: "0.485, 0.456, 0.406" } }
 parameters { key: "std" value: { string_value: "0.229,0.224,0.225" } }
 parameters { key: "color_order" value: { string_value: "BGR" } }
 """
+
+# text_direction (examples/backends/image_preprocess/models) calls this one.
+TARGET = "ocr_cls"
+DIRECTION = "text_direction"
+PROBS = "softmax_0.tmp_0"  # ocr_cls's output, forwarded under its name
+TENSOR = "x"               # ocr_cls's input; text_direction returns it too when asked
+
+# ocr_cls again, with its input fixed to 3 x 48 x 192 by the config.
+FIXED_TARGET = "ocr_cls_fixed"
+FIXED_TARGET_CONFIG = """
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "x" data_type: TYPE_FP32 dims: [ 3, 48, 192 ] } ]
+output [ { name: "softmax_0.tmp_0" data_type: TYPE_FP32 dims: [ 2 ] } ]
+"""
+
+
+def calling_config(next_model, height=48, width=192, next_input="x"):
+    return f"""
+backend: "image_preprocess"
+max_batch_size: 8
+input [ {{ name: "IMAGE" data_type: TYPE_STRING dims: [ 1 ] }} ]
+output [ {{ name: "softmax_0.tmp_0" data_type: TYPE_FP32 dims: [ 2 ] }} ]
+parameters {{ key: "height" value: {{ string_value: "{height}" }} }}
+parameters {{ key: "width" value: {{ string_value: "{width}" }} }}
+parameters {{ key: "next_model" value: {{ string_value: "{next_model}" }} }}
+parameters {{ key: "next_model_input" value: {{ string_value: "{next_input}" }} }}
+"""
+
+
+# Models whose call to the next model fails, and what the client must read.
+FAILING_CALLS = {
+    # The next model does not exist: UNAVAILABLE (the model the client called does).
+    "calls_missing": (calling_config("no_such_model"), "no_such_model", 503, "UNAVAILABLE"),
+    # The next model refuses the tensor: 3 x 32 x 100 where it takes 3 x 48 x 192.
+    "calls_wrong_shape": (calling_config(FIXED_TARGET, height=32, width=100), FIXED_TARGET, 400,
+                          "INVALID_ARGUMENT"),
+    # The next model has no such input.
+    "calls_wrong_input": (calling_config(TARGET, next_input="not_x"), "not_x", 400,
+                          "INVALID_ARGUMENT"),
+}
+# next_model without next_model_input: the model does not load (served
+# apart: an unavailable model makes the server unready).
+BAD_CONFIG = "calls_without_input"
+BAD_CONFIG_TEXT = calling_config(TARGET).replace(
+    'parameters { key: "next_model_input" value: { string_value: "x" } }', "")
+
+
+def add_model(repo, name, config, model_file=None):
+    (repo / name / "1").mkdir(parents=True)
+    (repo / name / "config.pbtxt").write_text(config)
+    if model_file is not None:
+        (repo / name / "1" / "model.onnx").symlink_to(model_file)
+
+
+def target_model_file():
+    model = EXAMPLES / TARGET / "1" / "model.onnx"
+    if not model.exists():
+        pytest.fail("examples/models/ocr_cls is missing: run scripts/fetch_models.sh (make setup)")
+    return model
+
+
+def calls_repo(repo):
+    """`repo` with ocr_cls, its fixed-shape copy and the failing callers."""
+    (repo / TARGET).symlink_to(EXAMPLES / TARGET)
+    add_model(repo, FIXED_TARGET, FIXED_TARGET_CONFIG, target_model_file())
+    for name, (config, *_) in FAILING_CALLS.items():
+        add_model(repo, name, config)
+    return repo
 
 
 def run(args, **kwargs):
@@ -84,11 +159,9 @@ def installed_prefix(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def pp_server(installed_prefix, tmp_path_factory):
-    repo = tmp_path_factory.mktemp("custom_backend_repo")
+    repo = calls_repo(tmp_path_factory.mktemp("custom_backend_repo"))
     (repo / "simple").symlink_to(EXAMPLES / "simple")
-    unbatched = repo / UNBATCHED
-    (unbatched / "1").mkdir(parents=True)
-    (unbatched / "config.pbtxt").write_text(UNBATCHED_CONFIG)
+    add_model(repo, UNBATCHED, UNBATCHED_CONFIG)
     log = tmp_path_factory.mktemp("custom_backend_log") / "pp_server.log"
     running = RunningServer([EXAMPLE / "models", repo], [], log,
                             backends=installed_prefix / "lib" / "backends")
@@ -245,3 +318,167 @@ def test_undecodable_bytes_are_an_error_and_the_server_stays_up(pp_server, proto
     assert ready.status_code == 200
     # The next request is served as usual.
     assert PROTOCOLS[protocol](pp_server, [PNG_BYTES]).shape == (1, 3, HEIGHT, WIDTH)
+
+
+# --- a backend calling another model (ABI 1.3) -----------------------------------
+
+def infer_direction(url, protocol, images, outputs=(PROBS, TENSOR), model=DIRECTION):
+    """{output: array} of `model` for `images`, over HTTP or gRPC."""
+    batch = image_tensor(images)
+    if protocol == "http":
+        client = httpclient.InferenceServerClient(url)
+        inp = httpclient.InferInput("IMAGE", list(batch.shape), "BYTES")
+        inp.set_data_from_numpy(batch, binary_data=True)
+        wanted = [httpclient.InferRequestedOutput(name, binary_data=True) for name in outputs]
+    else:
+        client = grpcclient.InferenceServerClient(url)
+        inp = grpcclient.InferInput("IMAGE", list(batch.shape), "BYTES")
+        inp.set_data_from_numpy(batch)
+        wanted = [grpcclient.InferRequestedOutput(name) for name in outputs]
+    result = client.infer(model, [inp], outputs=wanted)
+    return {name: result.as_numpy(name) for name in outputs}
+
+
+def infer_target(url, tensor):
+    """ocr_cls called directly with `tensor`, over HTTP."""
+    client = httpclient.InferenceServerClient(url)
+    inp = httpclient.InferInput(TENSOR, list(tensor.shape), "FP32")
+    inp.set_data_from_numpy(tensor, binary_data=True)
+    return client.infer(TARGET, [inp]).as_numpy(PROBS)
+
+
+def target_successes(url):
+    """ocr_cls's (successful requests, batch rows inferred) so far."""
+    stats = httpclient.InferenceServerClient(url).get_inference_statistics(TARGET)
+    (model,) = stats["model_stats"]
+    return int(model["inference_stats"]["success"]["count"]), int(model["inference_count"])
+
+
+def upside_down(data):
+    return encode(np.ascontiguousarray(decoded(data)[::-1, ::-1]), "PNG")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_calling_model_returns_the_next_models_outputs(pp_server, protocol):
+    images = [PNG_BYTES, JPEG_BYTES, upside_down(PNG_BYTES)]
+    got = infer_direction(pp_server.http_url if protocol == "http" else pp_server.grpc_url,
+                          protocol, images)
+    assert got[TENSOR].shape == (3, 3, HEIGHT, WIDTH)
+    np.testing.assert_allclose(got[TENSOR][0], reference(PNG_PIXELS), rtol=0, atol=PNG_TOLERANCE)
+    assert got[PROBS].dtype == np.float32
+    assert got[PROBS].shape == (3, 2)
+    # What ocr_cls gives for the same tensor, sent by a client: the same
+    # bytes, since it also runs as one batch of these 3 rows (nothing else is
+    # in flight).
+    direct = infer_target(pp_server.http_url, got[TENSOR])
+    np.testing.assert_array_equal(got[PROBS], direct)
+    np.testing.assert_allclose(got[PROBS].sum(axis=1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_calling_model_returns_only_what_the_client_asks_for(pp_server, protocol):
+    url = pp_server.http_url if protocol == "http" else pp_server.grpc_url
+    before = target_successes(pp_server.http_url)
+    probs = infer_direction(url, protocol, [PNG_BYTES], outputs=[PROBS])[PROBS]
+    assert target_successes(pp_server.http_url)[0] == before[0] + 1
+    want = infer_target(pp_server.http_url, reference(PNG_PIXELS)[None])
+    np.testing.assert_allclose(probs, want, rtol=1e-4, atol=1e-5)
+    # Only the tensor: the next model is not called.
+    before = target_successes(pp_server.http_url)
+    tensor = infer_direction(url, protocol, [PNG_BYTES], outputs=[TENSOR])[TENSOR]
+    np.testing.assert_allclose(tensor[0], reference(PNG_PIXELS), rtol=0, atol=PNG_TOLERANCE)
+    assert target_successes(pp_server.http_url) == before
+
+
+def test_next_models_statistics_count_the_backends_calls(pp_server):
+    before = target_successes(pp_server.http_url)
+    infer_direction(pp_server.http_url, "http", [PNG_BYTES])
+    infer_direction(pp_server.grpc_url, "grpc", [PNG_BYTES, JPEG_BYTES])
+    requests_done, rows = target_successes(pp_server.http_url)
+    assert requests_done - before[0] == 2
+    assert rows - before[1] == 3
+    # The calling model's own statistics count its requests as usual.
+    stats = httpclient.InferenceServerClient(pp_server.http_url).get_inference_statistics(DIRECTION)
+    assert int(stats["model_stats"][0]["inference_stats"]["success"]["count"]) >= 2
+
+
+def test_concurrent_calls_are_answered_from_the_completion(pp_server):
+    """Execute returns before ocr_cls answers: many requests in flight at once,
+    over both protocols, each with its own image, all answered correctly."""
+    images = [encode(make_image(60 + i, 20 + i, seed=10 + i), "PNG") for i in range(24)]
+    tensors = np.stack([reference(decoded(data)) for data in images])
+    # In batches ocr_cls takes (max_batch_size 4).
+    want = np.concatenate([infer_target(pp_server.http_url, tensors[i:i + 4])
+                           for i in range(0, len(images), 4)])
+
+    def one(i):
+        protocol = "http" if i % 2 == 0 else "grpc"
+        url = pp_server.http_url if protocol == "http" else pp_server.grpc_url
+        return infer_direction(url, protocol, [images[i]], outputs=[PROBS])[PROBS][0]
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        got = np.stack(list(pool.map(one, range(len(images)))))
+    # ocr_cls batches them with each other differently from the one batch of
+    # `want`: equal up to float rounding.
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("model", FAILING_CALLS)
+def test_a_failing_next_model_is_a_clear_error(pp_server, protocol, model):
+    _, named, http_status, grpc_status = FAILING_CALLS[model]
+    url = pp_server.http_url if protocol == "http" else pp_server.grpc_url
+    with pytest.raises(InferenceServerException) as error:
+        infer_direction(url, protocol, [PNG_BYTES], outputs=[PROBS], model=model)
+    message = str(error.value)
+    assert f"image_preprocess model '{model}'" in message
+    assert named in message
+    if protocol == "http":
+        assert str(http_status) in str(error.value.status())
+    else:
+        assert grpc_status in str(error.value.status())
+    assert pp_server.alive()
+    # The server, and the calling backend's other models, keep serving.
+    assert infer_direction(url, protocol, [PNG_BYTES], outputs=[PROBS])[PROBS].shape == (1, 2)
+
+
+@pytest.fixture
+def explicit_server(installed_prefix, make_server, tmp_path):
+    """text_direction and ocr_cls, loaded and unloaded by the test."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / TARGET).symlink_to(EXAMPLES / TARGET)
+    target_model_file()
+    add_model(repo, BAD_CONFIG, BAD_CONFIG_TEXT)
+    return make_server([EXAMPLE / "models", repo], "--model-control-mode", "explicit",
+                       "--load-model", DIRECTION, "--load-model", TARGET,
+                       backends=installed_prefix / "lib" / "backends")
+
+
+def test_next_model_without_its_input_does_not_load(explicit_server):
+    client = httpclient.InferenceServerClient(explicit_server.http_url)
+    with pytest.raises(InferenceServerException) as error:
+        client.load_model(BAD_CONFIG)
+    assert "next_model_input" in str(error.value)
+    index = requests.post(f"http://{explicit_server.http_url}/v2/repository/index", json={},
+                          timeout=5).json()
+    (entry,) = [e for e in index if e["name"] == BAD_CONFIG]
+    assert entry["state"] == "UNAVAILABLE"
+    assert "next_model_input" in entry["reason"]
+
+
+def test_unloaded_next_model_is_a_clear_error_until_it_is_back(explicit_server):
+    server = explicit_server
+    client = httpclient.InferenceServerClient(server.http_url)
+    assert infer_direction(server.http_url, "http", [PNG_BYTES], outputs=[PROBS])[PROBS].shape \
+        == (1, 2)
+    client.unload_model(TARGET)
+    for protocol, url in [("http", server.http_url), ("grpc", server.grpc_url)]:
+        with pytest.raises(InferenceServerException) as error:
+            infer_direction(url, protocol, [PNG_BYTES], outputs=[PROBS])
+        assert f"next_model '{TARGET}'" in str(error.value)
+        assert ("503" if protocol == "http" else "UNAVAILABLE") in str(error.value.status())
+    client.load_model(TARGET)
+    assert infer_direction(server.grpc_url, "grpc", [PNG_BYTES], outputs=[PROBS])[PROBS].shape \
+        == (1, 2)
+    assert server.stop() == 0, server.output()

@@ -14,6 +14,17 @@
 // BYTES rather than UINT8 [-1] because a batch holds images of different
 // encoded sizes: a BYTES element carries its own length, while requests of a
 // UINT8 [-1] input would only batch together when their byte counts agree.
+//
+// Calling another model (ABI 1.3, next_model.h): with the parameters
+// next_model (a model name) and next_model_input (its input that takes the
+// tensor), and optionally next_model_version (-1: the newest), the tensor is
+// sent to that model and its outputs are returned. The config then lists
+// the outputs to return from it under their names in that model, and may
+// also list an output named like next_model_input, TYPE_FP32 [3, H, W]: the
+// tensor itself, returned as well. A client asks for any of them; the next
+// model is called only when the client wants one of its outputs. The tensor
+// goes with this model's batch dimension, so a batching model calls a
+// batching one.
 #include "inferd/backend.h"
 
 #include <array>
@@ -25,18 +36,25 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decode.h"
+#include "next_model.h"
 #include "preprocess.h"
+#include "shared_release.h"
 
 struct INFERD_BackendModel {
   const INFERD_ServerApi* api = nullptr;
   std::string name;
   std::string input_name;
-  std::string output_name;
+  // The output that is the tensor itself; empty when the config offers
+  // only outputs of the next model.
+  std::string tensor_output;
   bool batching = false;
   image_preprocess::PreprocessOptions options;
+  image_preprocess::NextModel next;  // next.name empty: none
+  INFERD_Server* server = nullptr;   // for calls to next_model (ABI 1.3)
 };
 
 // The instance holds no state of its own: decoding is done on the calling
@@ -47,10 +65,13 @@ struct INFERD_BackendInstance {
 
 namespace {
 
+using image_preprocess::NextModel;
 using image_preprocess::PreprocessOptions;
+using image_preprocess::SharedRelease;
 
-// A failure on its way to an INFERD_Error (made only at the ABI boundary, so
-// that none is created and then dropped: the ABI has no way to free one).
+// A failure on its way to an INFERD_Error, made only at the ABI boundary so
+// that none is created and then dropped: servers older than ABI 1.3 have no
+// ErrorDelete, and this backend runs on them when it calls no other model.
 struct Failure {
   INFERD_ErrorCode code = INFERD_ERROR_INTERNAL;
   std::string message;
@@ -93,7 +114,17 @@ bool ParseSide(const std::string& text, int* value) {
   return true;
 }
 
-bool ReadParameters(const INFERD_ModelSpec& spec, PreprocessOptions* options, Failure* failure) {
+// A version number (>= 1) or -1 for the newest.
+bool ParseVersion(const std::string& text, int64_t* value) {
+  char* end = nullptr;
+  const long long parsed = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || (parsed < 1 && parsed != -1)) return false;
+  *value = parsed;
+  return true;
+}
+
+bool ReadParameters(const INFERD_ModelSpec& spec, PreprocessOptions* options, NextModel* next,
+                    Failure* failure) {
   for (size_t i = 0; i < spec.parameter_count; ++i) {
     const std::string key = spec.parameters[i].key;
     const std::string value = spec.parameters[i].value;
@@ -110,6 +141,13 @@ bool ReadParameters(const INFERD_ModelSpec& spec, PreprocessOptions* options, Fa
     } else if (key == "color_order") {
       ok = value == "RGB" || value == "BGR";
       options->bgr = value == "BGR";
+    } else if (key == "next_model") {
+      next->name = value;
+    } else if (key == "next_model_input") {
+      ok = !value.empty();
+      next->input = value;
+    } else if (key == "next_model_version") {
+      ok = ParseVersion(value, &next->version);
     }  // other keys belong to someone else (e.g. the server) and are ignored
     if (!ok) {
       *failure = {INFERD_ERROR_INVALID_ARG,
@@ -134,12 +172,48 @@ std::string DimsText(const std::vector<int64_t>& dims) {
   return text + "]";
 }
 
+bool IsTensorOutput(const INFERD_TensorSpec& output, const std::vector<int64_t>& dims) {
+  return output.datatype == INFERD_TYPE_FP32 && CheckDims(output, dims) &&
+         output.reshape_dims == nullptr;
+}
+
+// With next_model: an output named like next_model_input is the tensor,
+// every other one comes from the next model (which the server checks when
+// the outputs are added: this model cannot see the other's config).
+bool CheckNextModelOutputs(const INFERD_ModelSpec& spec, const std::vector<int64_t>& tensor_dims,
+                           INFERD_BackendModel* model, Failure* failure) {
+  const NextModel& next = model->next;
+  size_t forwarded = 0;
+  for (size_t i = 0; i < spec.output_count; ++i) {
+    const INFERD_TensorSpec& output = spec.outputs[i];
+    if (next.input != output.name) {
+      ++forwarded;
+      continue;
+    }
+    if (!IsTensorOutput(output, tensor_dims)) {
+      *failure = {INFERD_ERROR_INVALID_ARG,
+                  "image_preprocess: output " + next.input +
+                      " (named like next_model_input: the tensor itself) needs TYPE_FP32 with "
+                      "dims " +
+                      DimsText(tensor_dims)};
+      return false;
+    }
+    model->tensor_output = output.name;
+  }
+  if (forwarded == 0) {
+    *failure = {INFERD_ERROR_INVALID_ARG, "image_preprocess: next_model is " + next.name +
+                                              " but no output comes from it: list the outputs of " +
+                                              next.name + " to return, under their names there"};
+    return false;
+  }
+  return true;
+}
+
 bool CreateModel(const INFERD_ServerApi* api, const INFERD_ModelSpec* spec,
                  std::unique_ptr<INFERD_BackendModel>* out, Failure* failure) {
-  // This header's minor version is what the backend was compiled against; a
-  // server of the same major but an older minor has a shorter table.
-  if (api->version_major != INFERD_BACKEND_API_VERSION_MAJOR ||
-      spec->struct_size < sizeof(INFERD_ModelSpec)) {
+  // A server of another major is refused by the server itself; members of
+  // minor 0 are always there, and newer ones are checked before their use.
+  if (api->version_major != INFERD_BACKEND_API_VERSION_MAJOR) {
     *failure = {INFERD_ERROR_UNSUPPORTED, "image_preprocess: incompatible inferd server"};
     return false;
   }
@@ -147,7 +221,7 @@ bool CreateModel(const INFERD_ServerApi* api, const INFERD_ModelSpec* spec,
   model->api = api;
   model->name = spec->name;
   model->batching = spec->max_batch_size > 0;
-  if (!ReadParameters(*spec, &model->options, failure)) return false;
+  if (!ReadParameters(*spec, &model->options, &model->next, failure)) return false;
   const std::vector<int64_t> input_dims = {1};
   const std::vector<int64_t> output_dims = {3, model->options.height, model->options.width};
   if (spec->input_count != 1 || spec->inputs[0].datatype != INFERD_TYPE_BYTES ||
@@ -157,15 +231,40 @@ bool CreateModel(const INFERD_ServerApi* api, const INFERD_ModelSpec* spec,
                 "[1] (one encoded image per batch row)"};
     return false;
   }
-  if (spec->output_count != 1 || spec->outputs[0].datatype != INFERD_TYPE_FP32 ||
-      !CheckDims(spec->outputs[0], output_dims) || spec->outputs[0].reshape_dims != nullptr) {
-    *failure = {INFERD_ERROR_INVALID_ARG,
-                "image_preprocess: the model needs exactly one output of TYPE_FP32 with dims " +
-                    DimsText(output_dims) + " (parameters height and width)"};
+  model->input_name = spec->inputs[0].name;
+  if (model->next.name.empty()) {
+    if (!model->next.input.empty()) {
+      *failure = {INFERD_ERROR_INVALID_ARG,
+                  "image_preprocess: next_model_input is set but next_model is not"};
+      return false;
+    }
+    if (spec->output_count != 1 || !IsTensorOutput(spec->outputs[0], output_dims)) {
+      *failure = {INFERD_ERROR_INVALID_ARG,
+                  "image_preprocess: the model needs exactly one output of TYPE_FP32 with dims " +
+                      DimsText(output_dims) + " (parameters height and width)"};
+      return false;
+    }
+    model->tensor_output = spec->outputs[0].name;
+    *out = std::move(model);
+    return true;
+  }
+  // Calling another model needs ABI 1.3; say so plainly on an older server
+  // rather than calling a function pointer past the end of its table.
+  if (!image_preprocess::CanCallModels(*api, *spec)) {
+    *failure = {INFERD_ERROR_UNSUPPORTED,
+                "image_preprocess: parameter next_model needs an inferd server with backend ABI "
+                "1.3 or newer (calls to other models); this server has ABI " +
+                    std::to_string(api->version_major) + "." + std::to_string(api->version_minor)};
     return false;
   }
-  model->input_name = spec->inputs[0].name;
-  model->output_name = spec->outputs[0].name;
+  if (model->next.input.empty()) {
+    *failure = {INFERD_ERROR_INVALID_ARG,
+                "image_preprocess: next_model needs next_model_input, the input of " +
+                    model->next.name + " that takes the tensor"};
+    return false;
+  }
+  if (!CheckNextModelOutputs(*spec, output_dims, model.get(), failure)) return false;
+  model->server = spec->server;
   *out = std::move(model);
   return true;
 }
@@ -186,13 +285,29 @@ bool SplitBytes(const uint8_t* data, size_t size, size_t count,
   return offset == size;
 }
 
-void FreeBuffer(void* context) { std::free(context); }
+// The preprocessed tensor of one request (malloc'd), shared by the client's
+// response and the request to the next model.
+class SharedBuffer final : public SharedRelease {
+ public:
+  explicit SharedBuffer(float* data) : data_(data) {}
+  float* data() const { return data_; }
 
-// Runs one request; on success its output has been handed to the server. On
-// failure either `failure` is set or, when the server refused the output,
-// `*server_error` holds the server's error (ours to pass on).
-bool RunRequest(const INFERD_BackendModel& model, INFERD_Request* request, Failure* failure,
-                INFERD_Error** server_error) {
+ private:
+  ~SharedBuffer() override { std::free(data_); }
+  float* data_;
+};
+
+enum class Outcome {
+  kFailed,     // `failure` or `*server_error` says why; the request is ours to complete
+  kDone,       // the outputs are added; the request is ours to complete
+  kHandedOff,  // sent to the next model, which completes the request
+};
+
+// Runs one request. On kFailed either `failure` is set or, when the server
+// refused something, `*server_error` holds the server's error (ours to pass
+// on).
+Outcome RunRequest(const INFERD_BackendModel& model, INFERD_Request* request,
+                   image_preprocess::CallInfo info, Failure* failure, INFERD_Error** server_error) {
   const INFERD_ServerApi* api = model.api;
   const uint8_t* data = nullptr;
   size_t byte_size = 0;
@@ -210,48 +325,69 @@ bool RunRequest(const INFERD_BackendModel& model, INFERD_Request* request, Failu
   if (!found) {  // the server validates requests against the config; be safe anyway
     *failure = {INFERD_ERROR_INVALID_ARG,
                 "image_preprocess: input " + model.input_name + " is missing"};
-    return false;
+    return Outcome::kFailed;
   }
   size_t images = 1;
   for (size_t i = 0; i < shape_count; ++i) images *= static_cast<size_t>(shape[i]);
   std::vector<std::pair<const uint8_t*, size_t>> encoded;
   if (!SplitBytes(data, byte_size, images, &encoded)) {
     *failure = {INFERD_ERROR_INVALID_ARG, "image_preprocess: malformed BYTES tensor"};
-    return false;
+    return Outcome::kFailed;
   }
-  bool wanted = false;
+  // The outputs the client wants: the tensor, and those of the next model.
+  bool want_tensor = false;
+  std::vector<std::string> forwarded;
   for (size_t i = 0, n = api->RequestOutputCount(request); i < n; ++i) {
-    wanted = wanted || model.output_name == api->RequestOutputName(request, i);
+    const char* name = api->RequestOutputName(request, i);
+    if (model.tensor_output == name) {
+      want_tensor = true;
+    } else {
+      forwarded.emplace_back(name);  // only a next model's outputs pass the server's check
+    }
   }
-  if (!wanted) return true;  // nothing to compute
+  if (!want_tensor && forwarded.empty()) return Outcome::kDone;  // nothing to compute
 
   const auto& options = model.options;
   const size_t per_image = 3 * static_cast<size_t>(options.height) * options.width;
-  float* out = static_cast<float*>(std::malloc(per_image * images * sizeof(float)));
-  if (out == nullptr) {
+  const size_t tensor_bytes = per_image * images * sizeof(float);
+  float* out = static_cast<float*>(std::malloc(tensor_bytes));
+  SharedBuffer* buffer = out == nullptr ? nullptr : new (std::nothrow) SharedBuffer(out);
+  if (buffer == nullptr) {
+    std::free(out);
     *failure = {INFERD_ERROR_INTERNAL, "image_preprocess: out of memory"};
-    return false;
+    return Outcome::kFailed;
   }
+  // Our own reference, dropped on return: the server holds its own.
+  const std::unique_ptr<SharedRelease, image_preprocess::Unref> ours(buffer);
   image_preprocess::RgbImage image;
   std::string error;
   for (size_t i = 0; i < images; ++i) {
     if (!image_preprocess::DecodeImage(encoded[i].first, encoded[i].second, &image, &error)) {
-      std::free(out);
       *failure = {INFERD_ERROR_INVALID_ARG,
                   "image_preprocess: image " + std::to_string(i) + " of the request: " + error};
-      return false;
+      return Outcome::kFailed;
     }
     image_preprocess::ResizeNormalize(image, options, out + i * per_image);
   }
   std::vector<int64_t> out_shape;
   if (model.batching) out_shape.push_back(static_cast<int64_t>(images));
   out_shape.insert(out_shape.end(), {3, options.height, options.width});
-  // Ownership of `out` passes to the server, which calls FreeBuffer once the
-  // response is sent, or before ResponseAddOutput returns an error.
-  *server_error = api->ResponseAddOutput(request, model.output_name.c_str(), INFERD_TYPE_FP32,
-                                         out_shape.data(), out_shape.size(), out,
-                                         per_image * images * sizeof(float), &FreeBuffer, out);
-  return *server_error == nullptr;
+  if (want_tensor) {
+    // The server releases its reference once the response is sent, or
+    // before ResponseAddOutput returns an error.
+    buffer->Ref();
+    *server_error = api->ResponseAddOutput(request, model.tensor_output.c_str(), INFERD_TYPE_FP32,
+                                           out_shape.data(), out_shape.size(), out, tensor_bytes,
+                                           &SharedRelease::Unref, buffer);
+    if (*server_error != nullptr) return Outcome::kFailed;
+  }
+  if (forwarded.empty()) return Outcome::kDone;
+  // The same memory, no copy, becomes the next model's input.
+  const image_preprocess::TensorRef tensor{out, tensor_bytes, std::move(out_shape), buffer};
+  return image_preprocess::InferNextModel(api, model.server, model.next, request, tensor, forwarded,
+                                          std::move(info), server_error)
+             ? Outcome::kHandedOff
+             : Outcome::kFailed;
 }
 
 }  // namespace
@@ -308,23 +444,31 @@ INFERD_BACKEND_EXPORT void INFERD_BackendInstanceExecute(INFERD_BackendInstance*
     INFERD_Request* request = requests[r];
     Failure failure;
     INFERD_Error* server_error = nullptr;
-    bool done = false;
+    Outcome outcome = Outcome::kFailed;
     const uint64_t start = report_times ? api->NowNanoseconds() : 0;
     try {
-      done = RunRequest(model, request, &failure, &server_error);
+      outcome =
+          RunRequest(model, request, {model.name, start, report_times}, &failure, &server_error);
     } catch (const std::exception& e) {
       failure = {INFERD_ERROR_INTERNAL, std::string("image_preprocess: ") + e.what()};
     }
-    if (!done) {
-      // Each request is completed exactly once, with a server error passed
-      // on as it came or a new one.
-      api->RequestComplete(request, server_error != nullptr
-                                        ? server_error
-                                        : api->ErrorNew(failure.code, failure.message.c_str()));
-      continue;
+    switch (outcome) {
+      case Outcome::kHandedOff:
+        // The next model's completion completes it, maybe after Execute
+        // returned; this instance moves on without waiting.
+        break;
+      case Outcome::kDone:
+        if (report_times) api->RequestReportComputeTimes(request, start, api->NowNanoseconds());
+        api->RequestComplete(request, nullptr);
+        break;
+      case Outcome::kFailed:
+        // Each request is completed exactly once, with a server error passed
+        // on as it came or a new one.
+        api->RequestComplete(request, server_error != nullptr
+                                          ? server_error
+                                          : api->ErrorNew(failure.code, failure.message.c_str()));
+        break;
     }
-    if (report_times) api->RequestReportComputeTimes(request, start, api->NowNanoseconds());
-    api->RequestComplete(request, nullptr);
   }
 }
 

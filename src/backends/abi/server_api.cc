@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/abi/server_api.h"
 
+#include <limits>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
 #include "base/clock.h"
+#include "core/bytes_encoding.h"
 #include "core/status_mapping.h"
 
 namespace inferd::backends {
 namespace {
 
 INFERD_Error* ErrorNew(INFERD_ErrorCode code, const char* message) {
-  return new INFERD_Error{core::StatusFromBackendError(code, message == nullptr ? "" : message), {}};
+  return new INFERD_Error(core::StatusFromBackendError(code, message == nullptr ? "" : message));
 }
 
 void AddTensor(std::vector<SignatureTensor>& into, const char* name, INFERD_DataType datatype,
@@ -86,9 +88,7 @@ INFERD_ErrorCode ErrorCodeOf(const INFERD_Error* error) {
 }
 
 const char* ErrorMessageOf(const INFERD_Error* error) {
-  if (error == nullptr) return "";
-  error->message = std::string(error->status.message());
-  return error->message.c_str();
+  return error == nullptr ? "" : error->message.c_str();
 }
 
 void ErrorDelete(INFERD_Error* error) { delete error; }
@@ -99,15 +99,48 @@ INFERD_InferRequest* InferRequestNew(INFERD_Server* server, const char* model_na
   request->server = server;
   request->request = std::make_unique<core::InferRequest>();
   request->request->model_name = model_name == nullptr ? "" : model_name;
+  // Empty: the server picks the newest ready version, as for a client.
   if (model_version > 0) request->request->model_version = std::to_string(model_version);
   return request;
+}
+
+// What can be told without the target's config: the bytes agree with the
+// datatype and shape. Saves the backend a round trip for its own mistakes.
+absl::Status CheckInputBytes(const core::Tensor& tensor) {
+  if (!core::IsValidDataType(static_cast<int32_t>(tensor.datatype))) {
+    return absl::InvalidArgumentError(absl::StrCat("InferRequestAddInput: input '", tensor.name,
+                                                   "' has unknown datatype ",
+                                                   static_cast<int32_t>(tensor.datatype)));
+  }
+  const auto elements_in_shape = core::ElementCount(tensor.shape);
+  if (!elements_in_shape.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("InferRequestAddInput: input '", tensor.name,
+                                                   "': ", elements_in_shape.status().message()));
+  }
+  const int64_t count = *elements_in_shape;
+  if (tensor.datatype == core::DataType::kBytes) {
+    auto elements = core::CountBytesElements(tensor.data.view());
+    if (elements.ok() && *elements == count) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "InferRequestAddInput: input '", tensor.name,
+        "' is not a length-prefixed BYTES tensor of shape ", core::ShapeToString(tensor.shape)));
+  }
+  const size_t expected = static_cast<size_t>(count) * core::DataTypeByteSize(tensor.datatype);
+  if (tensor.data.size != expected) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("InferRequestAddInput: input '", tensor.name, "' has ", tensor.data.size,
+                     " bytes; shape ", core::ShapeToString(tensor.shape), " needs ", expected));
+  }
+  return absl::OkStatus();
 }
 
 INFERD_Error* InferRequestAddInput(INFERD_InferRequest* request, const char* name,
                                    INFERD_DataType datatype, const int64_t* shape,
                                    size_t shape_count, const void* data, size_t byte_size,
                                    INFERD_ReleaseFn release, void* release_context) {
-  // Own the release first, so that it runs exactly once on every path.
+  // Own the release first, so that it runs exactly once on every path: on
+  // an error below when `owner` goes out of scope, else when the last copy
+  // of the tensor (the request's, or one a target kept) is gone.
   std::shared_ptr<const void> owner(data, [release, release_context](const void*) {
     if (release != nullptr) release(release_context);
   });
@@ -122,8 +155,9 @@ INFERD_Error* InferRequestAddInput(INFERD_InferRequest* request, const char* nam
   tensor.datatype = static_cast<core::DataType>(datatype);
   tensor.shape.assign(shape, shape + shape_count);
   tensor.data = core::Buffer{static_cast<const char*>(data), byte_size, std::move(owner)};
-  // Names, types and sizes are checked against the target's config when
-  // the request is submitted, exactly as for a client's request.
+  if (auto status = CheckInputBytes(tensor); !status.ok()) return NewError(status);
+  // Names and shapes are checked against the target's config when the
+  // request is submitted, exactly as for a client's request.
   request->request->inputs.push_back(std::move(tensor));
   return nullptr;
 }
@@ -158,6 +192,16 @@ void InferRequestSetBoolParameter(INFERD_InferRequest* request, const char* key,
 
 void InferRequestDelete(INFERD_InferRequest* request) { delete request; }
 
+// The absolute deadline `timeout_us` from `now`, or 0 (none) when it is past
+// what the clock can represent: a backend passing UINT64_MAX for "forever"
+// must not wrap around to a deadline in the past.
+int64_t DeadlineAfter(int64_t now, uint64_t timeout_us) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (timeout_us > static_cast<uint64_t>(kMax / 1000)) return 0;
+  const int64_t span = static_cast<int64_t>(timeout_us) * 1000;
+  return span > kMax - now ? 0 : now + span;
+}
+
 void ServerInferAsync(INFERD_InferRequest* request, INFERD_InferCompleteFn complete,
                       void* context) {
   std::unique_ptr<INFERD_InferRequest> owned(request);
@@ -169,17 +213,28 @@ void ServerInferAsync(INFERD_InferRequest* request, INFERD_InferCompleteFn compl
     }
     complete(context, new INFERD_InferResponse{std::move(*result)}, nullptr);
   };
-  if (owned->server == nullptr || owned->server->submitter == nullptr) {
-    finish(absl::FailedPreconditionError(
-        "ServerInferAsync: this server cannot take requests from a backend here (no "
-        "INFERD_ModelSpec::server, e.g. during INFERD_BackendDescribeModel)"));
+  if (owned == nullptr) {
+    finish(absl::InvalidArgumentError("ServerInferAsync: the request is NULL"));
+    return;
+  }
+  if (owned->server == nullptr) {
+    finish(absl::InvalidArgumentError(absl::StrCat(
+        "ServerInferAsync: the request for model '", owned->request->model_name,
+        "' has no server (InferRequestNew got NULL; INFERD_ModelSpec::server is NULL during "
+        "INFERD_BackendDescribeModel and on servers older than ABI 1.3)")));
+    return;
+  }
+  if (owned->server->submitter == nullptr) {
+    finish(absl::UnimplementedError(absl::StrCat("ServerInferAsync: the request for model '",
+                                                 owned->request->model_name,
+                                                 "' cannot be sent: this server takes no "
+                                                 "requests from backends")));
     return;
   }
   if (owned->timeout_us > 0) {
-    const int64_t deadline =
-        base::Clock::Real().NowNanos() + static_cast<int64_t>(owned->timeout_us) * 1000;
+    const int64_t deadline = DeadlineAfter(base::Clock::Real().NowNanos(), owned->timeout_us);
     auto& current = owned->request->deadline_nanos;
-    if (current == 0 || deadline < current) current = deadline;
+    if (deadline != 0 && (current == 0 || deadline < current)) current = deadline;
   }
   owned->server->submitter->SubmitInternal(std::move(owned->request), std::move(finish));
 }
@@ -247,6 +302,6 @@ absl::Status TakeError(INFERD_Error* error) {
                             : owned->status;
 }
 
-INFERD_Error* NewError(const absl::Status& status) { return new INFERD_Error{status, {}}; }
+INFERD_Error* NewError(const absl::Status& status) { return new INFERD_Error(status); }
 
 }  // namespace inferd::backends

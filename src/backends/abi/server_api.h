@@ -3,8 +3,10 @@
 // the server-side definitions of INFERD_Error and INFERD_Signature.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -14,9 +16,12 @@
 #include "inferd/backend.h"
 
 struct INFERD_Error {
-  absl::Status status;
-  // ErrorMessage's NUL-terminated copy (absl's message is a string_view).
-  mutable std::string message;
+  explicit INFERD_Error(absl::Status error) : status(std::move(error)), message(status.message()) {}
+  const absl::Status status;
+  // What ErrorMessage returns: a NUL-terminated copy (absl's message is a
+  // string_view), made once so that every pointer handed out stays valid
+  // while the error lives and concurrent readers need no lock.
+  const std::string message;
 };
 
 // What INFERD_ModelSpec::server points to: the door through which a backend
@@ -27,10 +32,13 @@ struct INFERD_Server {
 };
 
 // A request a backend builds for another model; becomes the InferRequest.
+// Its inputs' Buffer owners run the backend's release functions, so
+// whatever frees the InferRequest (InferRequestDelete, the server once done
+// with it) releases them exactly once.
 struct INFERD_InferRequest {
   INFERD_Server* server = nullptr;
   std::unique_ptr<inferd::core::InferRequest> request;
-  uint64_t timeout_us = 0;
+  uint64_t timeout_us = 0;  // InferRequestSetTimeout; applied when sent
 };
 
 struct INFERD_InferResponse {

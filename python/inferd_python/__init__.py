@@ -4,10 +4,12 @@ Triton-style model.py, and the `triton_python_backend_utils` API such models
 import (also importable as `inferd_python`).
 
 Supported: Tensor, InferenceRequest/InferenceResponse with one response per
-request, TritonError, Logger, ModelConfig for auto_complete_config, the
-config and dtype helpers. Not supported yet: BLS (InferenceRequest.exec),
-decoupled models (get_response_sender), GPU tensors; those raise
-TritonModelException. BF16 tensors are numpy uint16 bit patterns.
+request, BLS (InferenceRequest(model_name=...).exec() and async_exec(), in
+initialize and execute, which may be `async def`), TritonError, Logger,
+ModelConfig for auto_complete_config, the config and dtype helpers. Not
+supported yet: decoupled models (get_response_sender, decoupled BLS), GPU
+tensors; those raise TritonModelException. BF16 tensors are numpy uint16
+bit patterns.
 """
 from ._types import numpy_to_triton_type, triton_string_to_numpy, triton_to_numpy_type
 from .config import ModelConfig, get_input_config_by_name, get_output_config_by_name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import array
 import os
 import socket
+import threading
 from typing import NamedTuple, Optional
 
 from ._protocol import HEADER
@@ -28,12 +29,17 @@ class Channel:
     The header is read with recvmsg so that a descriptor attached to it is
     taken; the payload with exactly `length` bytes, so a read never reaches
     into the next message (and its descriptor).
+
+    One thread receives at a time (the main loop, or the BLS reader while
+    BLS calls are outstanding); sends may come from several threads (BLS
+    calls from model threads or an event loop) and are serialized.
     """
 
-    __slots__ = ("_socket",)
+    __slots__ = ("_socket", "_send_lock")
 
     def __init__(self, sock: socket.socket) -> None:
         self._socket = sock
+        self._send_lock = threading.Lock()
 
     @classmethod
     def from_fd(cls, fd: int) -> "Channel":
@@ -81,6 +87,10 @@ class Channel:
         """Sends one message: header and payload in one sendmsg (no copy to
         join them); a partial send, when the socket buffer is full, goes on
         with sendall."""
+        with self._send_lock:
+            self._send(message_type, payload)
+
+    def _send(self, message_type: int, payload: bytes) -> None:
         header = HEADER.pack(len(payload), message_type)
         sent = self._socket.sendmsg((header, payload))
         total = len(header) + len(payload)

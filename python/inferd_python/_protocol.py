@@ -2,6 +2,8 @@
 """The worker protocol's messages (python/PROTOCOL.md) as pure functions over
 bytes, so that every encoder and decoder is testable without a socket.
 
+BLS_REQUEST / BLS_RESPONSE carry a model's calls to other models (BLS).
+
 Decoding EXECUTE and encoding RESULT are the per-request path, measured
 against calling `execute` in-process: structs are compiled once, input arrays
 are views (of the region, or of the payload for inline data), and outputs are
@@ -27,12 +29,14 @@ REGION = 2
 EXECUTE = 3
 FINALIZE = 4
 AUTO_COMPLETE = 5
+BLS_RESPONSE = 6
 # Message types, worker -> server.
 READY = 101
 ERROR = 102
 RESULT = 103
 FINALIZED = 104
 CONFIG = 105
+BLS_REQUEST = 106
 
 PROTOCOL_VERSION = 1
 
@@ -49,6 +53,12 @@ _RESULT_HEAD = struct.Struct("<IQ")  # response_count, output_bytes_used
 _TYPE_NDIM = struct.Struct("<BB")
 _RESPONSE_OK = struct.Struct("<BI")  # has_error = 0, output_count
 _RESPONSE_ERROR = struct.Struct("<BBI")  # has_error = 1, code, message length
+_BLS_REQUEST_FIELDS = struct.Struct("<qQI")  # model_version, timeout_us, parameter_count
+_PARAMETER_BOOL = struct.Struct("<BB")
+_PARAMETER_INT = struct.Struct("<Bq")
+_PARAMETER_STRING = struct.Struct("<BI")
+_BLS_RESPONSE_HEAD = struct.Struct("<QB")  # id, has_error
+_INT64_RANGE = range(-(2**63), 2**63)
 # A tensor descriptor after its name, one struct per ndim (a u8), so that a
 # tensor costs one pack or two unpacks: dims, location, byte_size[, offset].
 _DIMS_LOCATION_SIZE = [struct.Struct(f"<{ndim}qBQ") for ndim in range(256)]
@@ -287,3 +297,82 @@ def _encode_tensor(out: bytearray, tensor: Tensor, region: Optional[Region], are
             array = np.ascontiguousarray(array, dtype=wire_dtype)
         # memoryview: `bytearray += ndarray` would be numpy's broadcasting add.
         out += memoryview(array)
+
+
+# -- BLS ------------------------------------------------------------------------
+
+
+def _str16(text: str) -> bytes:
+    data = text.encode("utf-8")
+    if len(data) > 0xFFFF:
+        raise ValueError(f"{text[:40]!r}... is longer than 65535 bytes")
+    return _U16.pack(len(data)) + data
+
+
+def encode_bls_request(call_id: int, model_name: str, model_version: int, timeout_us: int,
+                       parameters: Sequence[tuple[str, Any]], requested_output_names: Sequence[str],
+                       inputs: Sequence[Tensor], region: Optional[Region],
+                       arena: Optional[OutputArena]) -> bytearray:
+    """The BLS_REQUEST payload. Input data goes into the current EXECUTE's
+    output range through `arena` (shared with the outputs RESULT will
+    carry) when it fits, else inline. Parameter values are bool, int or str.
+    """
+    out = bytearray(_U64.pack(call_id))
+    out += _str16(model_name)
+    out += _BLS_REQUEST_FIELDS.pack(model_version, timeout_us, len(parameters))
+    for key, value in parameters:
+        out += _str16(key)
+        if isinstance(value, bool):
+            out += _PARAMETER_BOOL.pack(0, value)
+        elif isinstance(value, int):
+            if value not in _INT64_RANGE:
+                raise ValueError(f"parameter '{key}' = {value} does not fit in 64 bits")
+            out += _PARAMETER_INT.pack(1, value)
+        else:
+            data = str(value).encode("utf-8")
+            out += _PARAMETER_STRING.pack(2, len(data))
+            out += data
+    out += _U32.pack(len(requested_output_names))
+    for name in requested_output_names:
+        out += _str16(name)
+    out += _U32.pack(len(inputs))
+    for tensor in inputs:
+        _encode_tensor(out, tensor, region, arena, frozenset())
+    return out
+
+
+def bls_response_id(payload: bytearray) -> int:
+    """The call id a BLS_RESPONSE answers."""
+    if len(payload) < 8:
+        raise ProtocolError("BLS_RESPONSE shorter than its id")
+    return _U64.unpack_from(payload, 0)[0]
+
+
+def decode_bls_response(payload: bytearray, region: Optional[Region]) -> tuple[int, Optional[tuple[int, str]], list[Tensor]]:
+    """(call id, (code, message) or None, output tensors) of a BLS_RESPONSE.
+
+    Outputs view the region (location 0) or `payload` (location 1), as
+    EXECUTE's inputs do.
+    """
+    try:
+        view = memoryview(payload)
+        size = len(view)
+        call_id, has_error = _BLS_RESPONSE_HEAD.unpack_from(view, 0)
+        position = _BLS_RESPONSE_HEAD.size
+        if has_error:
+            code, length = struct.unpack_from("<BI", view, position)
+            position += 5
+            if position + length != size:
+                raise ValueError("the error message does not end the payload")
+            return call_id, (code, str(view[position:], "utf-8", "replace")), []
+        (count,) = _U32.unpack_from(view, position)
+        position += 4
+        outputs = []
+        for _ in range(count):
+            tensor, position = _decode_tensor(payload, view, size, position, region)
+            outputs.append(tensor)
+        if position != size:
+            raise ValueError(f"{size - position} bytes follow the last output")
+        return call_id, None, outputs
+    except (struct.error, ValueError, UnicodeDecodeError) as error:
+        raise ProtocolError(f"malformed BLS_RESPONSE: {error}") from error

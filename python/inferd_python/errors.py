@@ -6,7 +6,8 @@ from __future__ import annotations
 
 class TritonModelException(Exception):
     """Raised by this API when a model asks for something it cannot do (an
-    unsupported dtype, BLS, decoupled responses). Models may raise it too."""
+    unsupported dtype, decoupled responses, BLS outside initialize() and
+    execute()). Models may raise it too."""
 
 
 class TritonError:
@@ -25,12 +26,16 @@ class TritonError:
     UNSUPPORTED = 5
     ALREADY_EXISTS = 6
     CANCELLED = 7
+    # inferd's own, for a BLS call whose timeout or deadline passed (HTTP
+    # 504, gRPC DEADLINE_EXCEEDED); Triton reports those as INTERNAL.
+    DEADLINE_EXCEEDED = 8
 
     __slots__ = ("_message", "_code")
 
     def __init__(self, message: str, code: int = INTERNAL) -> None:
-        if not isinstance(code, int) or not TritonError.UNKNOWN <= code <= TritonError.CANCELLED:
-            raise ValueError(f"TritonError code must be one of TritonError.UNKNOWN..CANCELLED (0-7), got {code!r}")
+        if not isinstance(code, int) or not TritonError.UNKNOWN <= code <= TritonError.DEADLINE_EXCEEDED:
+            raise ValueError(
+                f"TritonError code must be one of TritonError.UNKNOWN..DEADLINE_EXCEEDED (0-8), got {code!r}")
         self._message = str(message)
         self._code = int(code)
 

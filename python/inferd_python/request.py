@@ -1,26 +1,42 @@
 # SPDX-License-Identifier: Apache-2.0
-"""InferenceRequest: what `execute` receives, one per client request."""
+"""InferenceRequest: what `execute` receives, one per client request, and
+what a model builds to call another model (BLS)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import json
+from typing import Any, Awaitable, Optional, Union
 
 from .errors import TritonModelException
 from .tensor import Tensor
 
-_BLS_UNSUPPORTED = "BLS (InferenceRequest.exec / async_exec) is not supported by inferd yet"
+# Sequence flags (TRITONSERVER_REQUEST_FLAG_*).
+_SEQUENCE_START = 1
+_SEQUENCE_END = 2
 
 
 class InferenceRequest:
     """One inference request: its input tensors and the outputs it wants.
 
-    The server builds these for `execute`. Triton also lets a model build one
-    itself (model_name=..., inputs=...) to call another model (BLS); inferd
-    accepts the construction (keyword arguments, as Triton's examples pass
-    them) so such code loads, but `exec()` and `async_exec()` raise
-    TritonModelException.
+    The server builds these for `execute`. A model builds one itself, with
+    Triton's keyword arguments, to call another model of the server (BLS):
+
+        request = pb_utils.InferenceRequest(
+            model_name="simple", requested_output_names=["OUTPUT0"],
+            inputs=[pb_utils.Tensor("INPUT0", x), pb_utils.Tensor("INPUT1", y)])
+        response = request.exec()            # or: await request.async_exec()
+        if response.has_error():
+            raise pb_utils.TritonModelException(response.error().message())
+        out = pb_utils.get_output_tensor_by_name(response, "OUTPUT0").as_numpy()
+
+    `timeout` is in microseconds (0: none); `parameters` a dict (or its
+    JSON text) of str, int and bool values; `correlation_id` and `flags`
+    travel as the sequence_id / sequence_start / sequence_end parameters.
+    The output arrays of a BLS response are valid until execute() returns:
+    copy them to keep them longer.
     """
 
-    __slots__ = ("_inputs", "_requested_output_names", "_model_name", "_request_id", "_correlation_id", "_flags")
+    __slots__ = ("_inputs", "_requested_output_names", "_model_name", "_request_id", "_correlation_id",
+                 "_flags", "_model_version", "_timeout", "_parameters")
 
     def __init__(
         self,
@@ -29,16 +45,41 @@ class InferenceRequest:
         inputs: Optional[list[Tensor]] = None,
         requested_output_names: Optional[list[str]] = None,
         request_id: str = "",
-        correlation_id: int = 0,
+        correlation_id: Union[int, str] = 0,
         flags: int = 0,
-        **_bls_options: Any,
+        model_version: int = -1,
+        timeout: int = 0,
+        parameters: Optional[Union[dict, str]] = None,
+        **_unused_options: Any,
     ) -> None:
+        # Triton's preferred_memory and trace are accepted and ignored: CPU
+        # memory is the only kind here, and inferd has no request tracing.
+        if not isinstance(model_name, str):
+            raise TypeError(f"InferenceRequest model_name must be a str, got {type(model_name).__name__}")
+        tensors = list(inputs) if inputs is not None else []
+        for index, tensor in enumerate(tensors):
+            if not isinstance(tensor, Tensor):
+                raise TypeError(f"InferenceRequest inputs[{index}] is a {type(tensor).__name__}, not a Tensor")
+        names = list(requested_output_names) if requested_output_names is not None else []
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"InferenceRequest requested_output_names holds a {type(name).__name__}, not a str")
+        if isinstance(correlation_id, bool) or not isinstance(correlation_id, (int, str)):
+            raise TypeError(f"InferenceRequest correlation_id must be an int or a str, got {correlation_id!r}")
+        for label, value in (("flags", flags), ("model_version", model_version), ("timeout", timeout)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"InferenceRequest {label} must be an int, got {value!r}")
+        if timeout < 0:
+            raise ValueError(f"InferenceRequest timeout must be >= 0 microseconds, got {timeout}")
         self._model_name = model_name
-        self._inputs = list(inputs) if inputs is not None else []
-        self._requested_output_names = list(requested_output_names) if requested_output_names is not None else []
+        self._inputs = tensors
+        self._requested_output_names = names
         self._request_id = request_id
         self._correlation_id = correlation_id
         self._flags = flags
+        self._model_version = model_version
+        self._timeout = timeout
+        self._parameters = _parameters_dict(parameters)
 
     @classmethod
     def _from_server(cls, inputs: list[Tensor], requested_output_names: list[str]) -> "InferenceRequest":
@@ -51,6 +92,9 @@ class InferenceRequest:
         request._request_id = ""
         request._correlation_id = 0
         request._flags = 0
+        request._model_version = -1
+        request._timeout = 0
+        request._parameters = None
         return request
 
     def inputs(self) -> list[Tensor]:
@@ -63,21 +107,35 @@ class InferenceRequest:
         return list(self._requested_output_names)
 
     def request_id(self) -> str:
-        """The client's request id ("" : inferd does not pass it yet)."""
+        """The request id ("" for requests from the server: inferd does not
+        pass it yet)."""
         return self._request_id
 
-    def correlation_id(self) -> int:
+    def correlation_id(self) -> Union[int, str]:
         """The sequence correlation id (0: inferd has no sequence batching
         for Python models)."""
         return self._correlation_id
 
     def flags(self) -> int:
-        """Sequence flags (TRITONSERVER_REQUEST_FLAG_*); 0 here."""
+        """Sequence flags (TRITONSERVER_REQUEST_FLAG_*)."""
         return self._flags
 
+    def timeout(self) -> int:
+        """The BLS timeout in microseconds (0: none)."""
+        return self._timeout
+
+    def model_name(self) -> str:
+        """The model a BLS request goes to."""
+        return self._model_name
+
+    def model_version(self) -> int:
+        """The version a BLS request goes to (-1: the newest ready one)."""
+        return self._model_version
+
     def parameters(self) -> str:
-        """The request parameters as JSON text ("{}": none are passed)."""
-        return "{}"
+        """The request parameters as JSON text ("{}": none; the server does
+        not pass a client's parameters to Python models yet)."""
+        return json.dumps(self._parameters) if self._parameters else "{}"
 
     def is_cancelled(self) -> bool:
         """Whether the client cancelled the request (never seen here)."""
@@ -87,13 +145,62 @@ class InferenceRequest:
         """Decoupled models send responses through this in Triton."""
         raise TritonModelException("decoupled models (get_response_sender) are not supported by inferd")
 
-    def exec(self, *_: Any, **__: Any) -> Any:
-        """Triton's BLS call to another model: not supported by inferd."""
-        raise TritonModelException(_BLS_UNSUPPORTED)
+    def exec(self, decoupled: bool = False) -> Any:
+        """Runs this request on model `model_name` and waits for the
+        InferenceResponse. A failure (unknown model, bad inputs, timeout) is
+        a response whose has_error() is true, never an exception."""
+        self._check_bls(decoupled)
+        from . import _bls
+        return _bls.client().call(self)
 
-    def async_exec(self, *_: Any, **__: Any) -> Any:
-        """Triton's asynchronous BLS call: not supported by inferd."""
-        raise TritonModelException(_BLS_UNSUPPORTED)
+    def async_exec(self, decoupled: bool = False) -> Awaitable[Any]:
+        """Sends this request now and returns an awaitable of its
+        InferenceResponse, for `async def execute`: several may be
+        outstanding at once (asyncio.gather)."""
+        self._check_bls(decoupled)
+        from . import _bls
+        return _bls.client().call_async(self)
+
+    def _check_bls(self, decoupled: bool) -> None:
+        if decoupled:
+            raise TritonModelException("decoupled BLS (exec(decoupled=True)) is not supported by inferd")
+        if not self._model_name:
+            raise TritonModelException("a BLS request needs model_name: build one with InferenceRequest(model_name=...)")
+
+    def _wire_parameters(self) -> list[tuple[str, Any]]:
+        """The parameters BLS_REQUEST carries: the model's, then the
+        sequence fields as the KServe parameters that stand for them."""
+        wire = list(self._parameters.items()) if self._parameters else []
+        given = {key for key, _ in wire}
+        extra = []
+        if self._correlation_id:
+            extra.append(("sequence_id", self._correlation_id))
+        if self._flags & _SEQUENCE_START:
+            extra.append(("sequence_start", True))
+        if self._flags & _SEQUENCE_END:
+            extra.append(("sequence_end", True))
+        return wire + [(key, value) for key, value in extra if key not in given]
+
+
+def _parameters_dict(parameters: Optional[Union[dict, str]]) -> Optional[dict]:
+    """Checks Triton's `parameters` argument (a dict or its JSON text)."""
+    if parameters is None:
+        return None
+    if isinstance(parameters, str):
+        try:
+            parameters = json.loads(parameters) if parameters.strip() else {}
+        except ValueError as error:
+            raise TritonModelException(f"InferenceRequest parameters is not JSON: {error}") from error
+    if not isinstance(parameters, dict):
+        raise TritonModelException(
+            f"InferenceRequest parameters must be a dict or a JSON object, got {type(parameters).__name__}")
+    for key, value in parameters.items():
+        if not isinstance(key, str):
+            raise TritonModelException(f"InferenceRequest parameter key {key!r} is not a str")
+        if not isinstance(value, (bool, int, str)):
+            raise TritonModelException(
+                f"InferenceRequest parameter '{key}' is a {type(value).__name__}: values must be str, int or bool")
+    return dict(parameters)
 
 
 def get_input_tensor_by_name(request: InferenceRequest, name: str) -> Optional[Tensor]:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""InferenceResponse: what `execute` returns, one per request."""
+"""InferenceResponse: what `execute` returns, one per request, and what a
+BLS call (InferenceRequest.exec) returns."""
 from __future__ import annotations
 
 from typing import Optional, Sequence
@@ -33,6 +34,14 @@ class InferenceResponse:
             raise TypeError(f"InferenceResponse error must be a TritonError, got {type(error).__name__}")
         self._output_tensors = tensors
         self._error = error
+
+    @classmethod
+    def _from_bls(cls, output_tensors: list[Tensor], error: Optional[TritonError]) -> "InferenceResponse":
+        """The response to a BLS call, decoded by the worker (no checks)."""
+        response = cls.__new__(cls)
+        response._output_tensors = output_tensors
+        response._error = error
+        return response
 
     def output_tensors(self) -> list[Tensor]:
         """The output tensors, in the order given."""

@@ -6,10 +6,14 @@ pair on descriptor INFERD_PYTHON_CONTROL_FD (3), and drives it with the
 messages of python/PROTOCOL.md: INIT (or AUTO_COMPLETE), REGION, EXECUTE one
 at a time, FINALIZE. The model's own failures are answered with ERROR and
 the worker goes on; a broken protocol ends the worker, which the server
-treats as a dead worker and replaces.
+treats as a dead worker and replaces. While initialize() or execute() runs,
+the model may call other models (BLS, _bls.py); `async def execute` runs on
+an asyncio event loop kept for the worker's life.
 """
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import os
 import sys
@@ -17,6 +21,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
+from . import _bls
 from . import _protocol as protocol
 from ._channel import Channel, Message
 from ._loader import ModelLoadError, describe_exception, load_model_class
@@ -41,6 +46,9 @@ class Worker:
         self._execute: Optional[Callable[[list], Any]] = None
         self._model_file = ""
         self._bf16_outputs: frozenset = frozenset()
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._bls = _bls.BlsClient(channel, lambda: self._region)
+        _bls.install(self._bls)
 
     def serve(self) -> int:
         """Answers messages until FINALIZE or the end of the socket; returns
@@ -107,10 +115,16 @@ class Worker:
             return
         initialize = getattr(model, "initialize", None)
         if initialize is not None:
+            self._bls.begin(None)  # BLS inputs travel inline: INIT has no output range
+            failure = None
             try:
-                initialize(args)
+                self._run(initialize, args)
             except (Exception, SystemExit) as error:
-                self._send_error(TritonError.UNAVAILABLE, describe_exception("initialize()", error, self._model_file))
+                failure = describe_exception("initialize()", error, self._model_file)
+            # Every BLS call is answered before INIT is.
+            self._bls.end()
+            if failure is not None:
+                self._send_error(TritonError.UNAVAILABLE, failure)
                 return
         self._model = model
         self._execute = execute
@@ -190,18 +204,25 @@ class Worker:
         except ProtocolError as error:
             self._send_error(TritonError.INTERNAL, str(error))
             return
+        arena = None
+        if region is not None and output_size and output_offset + output_size <= region.size:
+            arena = OutputArena(output_offset, output_size)
+        # BLS inputs take the start of the output range; the outputs follow.
+        self._bls.begin(arena)
+        failure = None
         try:
-            responses = execute(requests)
+            responses = self._run(execute, requests)
         except Exception as error:
-            self._send_error(TritonError.INTERNAL, describe_exception("execute()", error, self._model_file))
+            failure = describe_exception("execute()", error, self._model_file)
+        # Every BLS call is answered before this EXECUTE is.
+        self._bls.end()
+        if failure is not None:
+            self._send_error(TritonError.INTERNAL, failure)
             return
         problem = _check_responses(responses, len(requests))
         if problem is not None:
             self._send_error(TritonError.INTERNAL, problem)
             return
-        arena = None
-        if region is not None and output_size and output_offset + output_size <= region.size:
-            arena = OutputArena(output_offset, output_size)
         try:
             result = protocol.encode_result(responses, requests, region, arena, self._bf16_outputs)
         except Exception as error:
@@ -209,6 +230,17 @@ class Worker:
                              f"the outputs execute() returned cannot be sent: {type(error).__name__}: {error}")
             return
         self._channel.send(protocol.RESULT, result)
+
+    def _run(self, method: Callable[[Any], Any], argument: Any) -> Any:
+        """method(argument); a coroutine it returns (async def) runs to its
+        end on the worker's event loop."""
+        result = method(argument)
+        if not inspect.isawaitable(result):
+            return result
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+        return self._loop.run_until_complete(result)
 
     # -- FINALIZE ---------------------------------------------------------------------
 

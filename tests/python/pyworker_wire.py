@@ -17,8 +17,8 @@ import numpy as np
 
 HEADER = struct.Struct("<IB3x")
 
-INIT, REGION, EXECUTE, FINALIZE, AUTO_COMPLETE = 1, 2, 3, 4, 5
-READY, ERROR, RESULT, FINALIZED, CONFIG = 101, 102, 103, 104, 105
+INIT, REGION, EXECUTE, FINALIZE, AUTO_COMPLETE, BLS_RESPONSE = 1, 2, 3, 4, 5, 6
+READY, ERROR, RESULT, FINALIZED, CONFIG, BLS_REQUEST = 101, 102, 103, 104, 105, 106
 
 # INFERD_DataType numbers and their little-endian numpy dtypes.
 DATATYPES = {
@@ -40,7 +40,8 @@ DATATYPES = {
 NUMBER_TO_NAME = {number: name for name, (number, _) in DATATYPES.items()}
 
 # INFERD_ErrorCode
-UNKNOWN, INTERNAL, NOT_FOUND, INVALID_ARG, UNAVAILABLE, UNSUPPORTED, ALREADY_EXISTS, CANCELLED = range(8)
+(UNKNOWN, INTERNAL, NOT_FOUND, INVALID_ARG, UNAVAILABLE, UNSUPPORTED, ALREADY_EXISTS, CANCELLED,
+ DEADLINE_EXCEEDED) = range(9)
 
 
 def str16(text: str) -> bytes:
@@ -144,6 +145,25 @@ class Response:
         return found
 
 
+def parse_tensor(payload: bytes, position: int) -> tuple[Out, int]:
+    """One tensor descriptor (and inline data) at `position`."""
+    (length,) = struct.unpack_from("<H", payload, position)
+    name = payload[position + 2:position + 2 + length].decode("utf-8")
+    position += 2 + length
+    datatype, ndim = struct.unpack_from("<BB", payload, position)
+    position += 2
+    dims = list(struct.unpack_from(f"<{ndim}q", payload, position))
+    position += 8 * ndim
+    location, byte_size = struct.unpack_from("<BQ", payload, position)
+    position += 9
+    if location == 0:
+        (offset,) = struct.unpack_from("<Q", payload, position)
+        return Out(name, NUMBER_TO_NAME[datatype], dims, 0, byte_size, offset=offset), position + 8
+    assert location == 1
+    out = Out(name, NUMBER_TO_NAME[datatype], dims, 1, byte_size, inline=bytes(payload[position:position + byte_size]))
+    return out, position + byte_size
+
+
 def parse_result(payload: bytes) -> tuple[int, list[Response]]:
     """(output_bytes_used, responses) of a RESULT payload; asserts that
     nothing is left over."""
@@ -163,28 +183,84 @@ def parse_result(payload: bytes) -> tuple[int, list[Response]]:
         position += 4
         response = Response()
         for _ in range(output_count):
-            (length,) = struct.unpack_from("<H", payload, position)
-            name = payload[position + 2:position + 2 + length].decode("utf-8")
-            position += 2 + length
-            datatype, ndim = struct.unpack_from("<BB", payload, position)
-            position += 2
-            dims = list(struct.unpack_from(f"<{ndim}q", payload, position))
-            position += 8 * ndim
-            location, byte_size = struct.unpack_from("<BQ", payload, position)
-            position += 9
-            if location == 0:
-                (offset,) = struct.unpack_from("<Q", payload, position)
-                position += 8
-                out = Out(name, NUMBER_TO_NAME[datatype], dims, 0, byte_size, offset=offset)
-            else:
-                assert location == 1
-                out = Out(name, NUMBER_TO_NAME[datatype], dims, 1, byte_size,
-                          inline=bytes(payload[position:position + byte_size]))
-                position += byte_size
+            out, position = parse_tensor(payload, position)
             response.outputs.append(out)
         responses.append(response)
     assert position == len(payload), f"{len(payload) - position} bytes left over"
     return used, responses
+
+
+@dataclass
+class BlsRequest:
+    """A BLS_REQUEST as the server reads it."""
+
+    id: int
+    model_name: str
+    model_version: int
+    timeout_us: int
+    parameters: dict
+    requested_outputs: list[str]
+    inputs: list[Out]
+
+    def input(self, name: str) -> Out:
+        (found,) = [i for i in self.inputs if i.name == name]
+        return found
+
+
+def parse_bls_request(payload: bytes) -> BlsRequest:
+    (call_id,) = struct.unpack_from("<Q", payload, 0)
+    (length,) = struct.unpack_from("<H", payload, 8)
+    model_name = payload[10:10 + length].decode("utf-8")
+    position = 10 + length
+    version, timeout_us, parameter_count = struct.unpack_from("<qQI", payload, position)
+    position += 20
+    parameters = {}
+    for _ in range(parameter_count):
+        (length,) = struct.unpack_from("<H", payload, position)
+        key = payload[position + 2:position + 2 + length].decode("utf-8")
+        position += 2 + length
+        kind = payload[position]
+        position += 1
+        if kind == 0:
+            parameters[key] = bool(payload[position])
+            position += 1
+        elif kind == 1:
+            (parameters[key],) = struct.unpack_from("<q", payload, position)
+            position += 8
+        else:
+            assert kind == 2, kind
+            (length,) = struct.unpack_from("<I", payload, position)
+            parameters[key] = payload[position + 4:position + 4 + length].decode("utf-8")
+            position += 4 + length
+    (output_count,) = struct.unpack_from("<I", payload, position)
+    position += 4
+    outputs = []
+    for _ in range(output_count):
+        (length,) = struct.unpack_from("<H", payload, position)
+        outputs.append(payload[position + 2:position + 2 + length].decode("utf-8"))
+        position += 2 + length
+    (input_count,) = struct.unpack_from("<I", payload, position)
+    position += 4
+    inputs = []
+    for _ in range(input_count):
+        tensor, position = parse_tensor(payload, position)
+        inputs.append(tensor)
+    assert position == len(payload), f"{len(payload) - position} bytes left over"
+    return BlsRequest(call_id, model_name, version, timeout_us, parameters, outputs, inputs)
+
+
+def bls_response_payload(call_id: int, outputs: Optional[list[In]] = None,
+                         error: Optional[tuple[int, str]] = None) -> bytes:
+    """A BLS_RESPONSE: the error, or the outputs (inline unless an `In` says
+    where in the region it was written)."""
+    out = struct.pack("<Q", call_id)
+    if error is not None:
+        message = error[1].encode("utf-8")
+        return out + struct.pack("<BBI", 1, error[0], len(message)) + message
+    out += struct.pack("<BI", 0, len(outputs or []))
+    for tensor in outputs or []:
+        out += tensor.encode()
+    return out
 
 
 def parse_error(payload: bytes) -> tuple[int, str]:

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The Triton-compatible model API: Tensor, requests, responses, errors,
 helpers, Logger, and the triton_python_backend_utils module."""
+import json
+
 import numpy as np
 import pytest
 
@@ -95,10 +97,36 @@ def test_request_unsupported_features():
         request.get_response_sender()
     bls = InferenceRequest(model_name="other", inputs=[Tensor("A", np.array([1]))],
                            requested_output_names=["X"], preferred_memory=None)
-    with pytest.raises(TritonModelException, match="BLS.*not supported by inferd yet"):
+    # Outside a worker there is no server to call (tests/python/
+    # test_python_bls.py runs BLS in a worker).
+    with pytest.raises(TritonModelException, match="only inside the inferd Python worker"):
         bls.exec()
-    with pytest.raises(TritonModelException, match="BLS"):
+    with pytest.raises(TritonModelException, match="only inside the inferd Python worker"):
         bls.async_exec()
+    with pytest.raises(TritonModelException, match="decoupled BLS"):
+        bls.exec(decoupled=True)
+    with pytest.raises(TritonModelException, match="needs model_name"):
+        request.exec()
+
+
+def test_bls_request_arguments():
+    x = Tensor("A", np.array([1]))
+    request = InferenceRequest(model_name="m", inputs=[x], requested_output_names=["X"], model_version=2,
+                               timeout=5000, correlation_id=7, flags=3, parameters='{"k": "v", "n": 1}')
+    assert (request.model_name(), request.model_version(), request.timeout()) == ("m", 2, 5000)
+    assert json.loads(request.parameters()) == {"k": "v", "n": 1}
+    assert request._wire_parameters() == [("k", "v"), ("n", 1), ("sequence_id", 7), ("sequence_start", True),
+                                          ("sequence_end", True)]
+    explicit = InferenceRequest(model_name="m", correlation_id="abc", parameters={"sequence_id": 9, "b": True})
+    assert explicit._wire_parameters() == [("sequence_id", 9), ("b", True)]
+    with pytest.raises(TypeError, match="inputs\\[0\\] is a ndarray"):
+        InferenceRequest(model_name="m", inputs=[np.array([1])])
+    with pytest.raises(ValueError, match="timeout must be >= 0"):
+        InferenceRequest(model_name="m", timeout=-1)
+    with pytest.raises(TritonModelException, match="parameter 'f' is a float"):
+        InferenceRequest(model_name="m", parameters={"f": 1.5})
+    with pytest.raises(TritonModelException, match="not JSON"):
+        InferenceRequest(model_name="m", parameters="{")
 
 
 def test_response_basics():
@@ -134,11 +162,12 @@ def test_response_rejects_bad_arguments():
 def test_triton_error_codes():
     assert [TritonError.UNKNOWN, TritonError.INTERNAL, TritonError.NOT_FOUND, TritonError.INVALID_ARG,
             TritonError.UNAVAILABLE, TritonError.UNSUPPORTED, TritonError.ALREADY_EXISTS,
-            TritonError.CANCELLED] == list(range(8))
+            TritonError.CANCELLED, TritonError.DEADLINE_EXCEEDED] == list(range(9))
     assert TritonError("x").code() == TritonError.INTERNAL
     assert TritonError("x", TritonError.CANCELLED).code() == 7
+    assert TritonError("x", TritonError.DEADLINE_EXCEEDED).code() == 8
     with pytest.raises(ValueError):
-        TritonError("x", 8)
+        TritonError("x", 9)
     assert issubclass(TritonModelException, Exception)
 
 

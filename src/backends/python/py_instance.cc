@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "py_instance.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -50,12 +51,69 @@ std::string PyInstance::Describe() const {
   return "python model '" + model_.name + "' instance " + std::to_string(index_);
 }
 
+BlsContext PyInstance::MakeBlsContext(std::shared_ptr<RegionBlock> output_range,
+                                      const INFERD_Request* parent, std::string unavailable) {
+  BlsContext context;
+  context.api = model_.api;
+  context.channel = &worker_->channel();
+  context.mailbox = mailbox_;
+  context.region = region_sent_ ? region_ : nullptr;
+  context.output_range = std::move(output_range);
+  context.parent = parent;
+  if (unavailable.empty() && model_.server == nullptr) {
+    unavailable = "this server does not take BLS requests from Python models";
+  }
+  if (unavailable.empty() && mailbox_ == nullptr) unavailable = mailbox_error_;
+  if (unavailable.empty()) context.server = model_.server;
+  context.unavailable = std::move(unavailable);
+  return context;
+}
+
+StatusOr<WorkerChannel::Message> PyInstance::Await(BlsExchange& bls,
+                                                   WorkerChannel::Deadline deadline,
+                                                   bool* timed_out) {
+  *timed_out = false;
+  WorkerChannel& channel = worker_->channel();
+  for (;;) {
+    // The execute timeout bounds the whole exchange, BLS calls included;
+    // a BLS timeout only wakes us to answer that call.
+    WorkerChannel::Deadline wait = deadline;
+    if (std::optional<Clock::time_point> expiry = bls.NextExpiry();
+        expiry && (!wait || *expiry < *wait)) {
+      wait = expiry;
+    }
+    StatusOr<WorkerChannel::Received> received = channel.ReceiveOrWake(wait, bls.wake_fd());
+    if (!received.ok()) return received.status();
+    switch (received->event) {
+      case WorkerChannel::Event::kWoken:
+        INFERD_BACKEND_RETURN_IF_ERROR(bls.Deliver());
+        break;
+      case WorkerChannel::Event::kTimedOut:
+        if (deadline && Clock::now() >= *deadline) {
+          *timed_out = true;
+          return Status(INFERD_ERROR_UNAVAILABLE, "the Python worker did not answer in time");
+        }
+        INFERD_BACKEND_RETURN_IF_ERROR(bls.ExpireDue());
+        break;
+      case WorkerChannel::Event::kMessage:
+        if (received->message.type != MessageType::kBlsRequest) {
+          return std::move(received->message);
+        }
+        uses_bls_ = true;
+        INFERD_BACKEND_RETURN_IF_ERROR(bls.OnRequest(std::move(received->message.payload)));
+        break;
+    }
+  }
+}
+
 PyInstance::~PyInstance() {
   if (worker_ == nullptr) return;
   if (worker_->Running() &&
       worker_->channel().Send(MessageType::kFinalize, std::span<const uint8_t>()).ok()) {
+    // The models a BLS call would reach may be unloading too.
+    BlsExchange bls(MakeBlsContext(nullptr, nullptr, "BLS requests are not served in finalize()"));
     bool timed_out = false;
-    (void)worker_->channel().Receive(Clock::now() + kFinalizeTimeout, &timed_out);
+    (void)Await(bls, Clock::now() + kFinalizeTimeout, &timed_out);
     worker_->WaitOrKill(2000);
   }
   worker_.reset();
@@ -100,11 +158,21 @@ Status PyInstance::StartWorker() {
         MessageType::kInit,
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(init.data()), init.size()));
   }
+  if (mailbox_ == nullptr && mailbox_error_.empty()) {
+    StatusOr<std::shared_ptr<BlsMailbox>> mailbox = BlsMailbox::Create(*model_.api);
+    if (mailbox.ok()) {
+      mailbox_ = std::move(*mailbox);
+    } else {
+      mailbox_error_ = "BLS is unavailable: " + mailbox.status().message();
+      LogWarning(Describe() + ": " + mailbox_error_);
+    }
+  }
+  // initialize() may make BLS calls too (to models that are loaded by then).
+  BlsExchange bls(MakeBlsContext(nullptr, nullptr));
   bool timed_out = false;
   StatusOr<WorkerChannel::Message> answer =
-      status.ok()
-          ? worker_->channel().Receive(DeadlineAfter(model_.params.initialize_timeout), &timed_out)
-          : StatusOr<WorkerChannel::Message>(status);
+      status.ok() ? Await(bls, DeadlineAfter(model_.params.initialize_timeout), &timed_out)
+                  : StatusOr<WorkerChannel::Message>(status);
   if (answer.ok() && answer->type == MessageType::kReady) return Status();
 
   Status failure;
@@ -225,17 +293,18 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
   }
   std::shared_ptr<ShmRegion> region = region_;
   std::vector<std::pair<uint64_t, uint64_t>> input_blocks;
-  std::optional<ShmRegion::Range> output_range;
   struct FreeOnExit {
     std::shared_ptr<ShmRegion>& region;
     std::vector<std::pair<uint64_t, uint64_t>>& blocks;
-    std::optional<ShmRegion::Range>& range;
     ~FreeOnExit() {
       if (region == nullptr) return;
       for (auto [offset, size] : blocks) region->Free(offset, size);
-      if (range) region->Free(range->offset, range->size);
     }
-  } free_on_exit{region, input_blocks, output_range};
+  } free_on_exit{region, input_blocks};
+  // The output range is freed by its last owner: this function, the
+  // responses sending outputs from it, or a BLS target still reading an
+  // input the worker placed in it.
+  std::shared_ptr<RegionBlock> output_range;
   if (region != nullptr) {
     for (auto& request_inputs : inputs) {
       for (InputView& view : request_inputs) {
@@ -246,12 +315,14 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
         std::memcpy(region->base() + *view.offset, view.data, view.byte_size);
       }
     }
-    output_range = region->ReserveLargest();
+    if (std::optional<ShmRegion::Range> range = region->ReserveLargest(uses_bls_ ? 2 : 1)) {
+      output_range = std::make_shared<RegionBlock>(region, range->offset, range->size);
+    }
   }
   if (region != nullptr && !region_sent_) INFERD_BACKEND_RETURN_IF_ERROR(SendRegion());
 
-  ExecuteEncoder encoder(static_cast<uint32_t>(count), output_range ? output_range->offset : 0,
-                         output_range ? output_range->size : 0);
+  ExecuteEncoder encoder(static_cast<uint32_t>(count), output_range ? output_range->offset() : 0,
+                         output_range ? output_range->size() : 0);
   for (size_t i = 0; i < count; ++i) {
     encoder.BeginRequest(static_cast<uint32_t>(inputs[i].size()));
     for (const InputView& view : inputs[i]) {
@@ -273,11 +344,14 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
   }
 
   const uint64_t compute_start = batch.Now();
-  WorkerChannel& channel = worker_->channel();
+  // BLS calls of this batch are children of its first request: one of the
+  // batch's clients giving up ends them (with several requests, a call
+  // cannot say which one it serves).
+  BlsExchange bls(MakeBlsContext(output_range, batch.request(0)));
   bool timed_out = false;
-  Status sent = channel.Send(MessageType::kExecute, encoder.payload());
+  Status sent = worker_->channel().Send(MessageType::kExecute, encoder.payload());
   StatusOr<WorkerChannel::Message> answer =
-      sent.ok() ? channel.Receive(DeadlineAfter(model_.params.execute_timeout), &timed_out)
+      sent.ok() ? Await(bls, DeadlineAfter(model_.params.execute_timeout), &timed_out)
                 : StatusOr<WorkerChannel::Message>(sent);
   if (!answer.ok()) return Status::Internal(AbandonWorker(answer.status(), timed_out));
   batch.ReportComputeTimes(compute_start, batch.Now());
@@ -294,7 +368,7 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
   }
   auto payload = std::make_shared<std::vector<uint8_t>>(std::move(answer->payload));
   StatusOr<ResultMessage> result = DecodeResult(*payload);
-  const uint64_t range_size = output_range ? output_range->size : 0;
+  const uint64_t range_size = output_range ? output_range->size() : 0;
   if (result.ok() && result->responses.size() != count) {
     result = Status::Internal(
         "malformed message from the Python worker: " + std::to_string(result->responses.size()) +
@@ -309,15 +383,11 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
 
   // The used part of the output range now belongs to the responses; the
   // rest is free again.
-  std::shared_ptr<RegionBlock> block;
-  const uint64_t used = AlignUp(result->output_bytes_used);
-  const uint64_t used_begin = output_range ? output_range->offset : 0;
-  if (output_range) {
-    block = std::make_shared<RegionBlock>(region, output_range->offset, used);
-    if (used < output_range->size)
-      region->Free(output_range->offset + used, output_range->size - used);
-    output_range.reset();
-  }
+  // (BLS inputs are in the used part too: the worker bump-allocates both.)
+  const uint64_t used = AlignUp(std::max(result->output_bytes_used, bls.input_high_mark()));
+  const uint64_t used_begin = output_range ? output_range->offset() : 0;
+  std::shared_ptr<RegionBlock> block = std::move(output_range);
+  if (block != nullptr) block->Shrink(used);
   uint64_t inline_output_bytes = 0;
   for (size_t i = 0; i < count; ++i) {
     const WireResponse& response = result->responses[i];
@@ -353,8 +423,8 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
     if (!batch.completed(i)) batch.Complete(i, nullptr);
   }
   // Outputs that did not fit: make room for the next batch like this one.
-  if (inline_output_bytes > 0 && region != nullptr) {
-    GrowRegion(region->size() + 2 * (inline_output_bytes + input_bytes));
+  if ((inline_output_bytes > 0 || bls.inline_bytes() > 0) && region != nullptr) {
+    GrowRegion(region->size() + 2 * (inline_output_bytes + input_bytes + bls.inline_bytes()));
   }
   return Status();
 }

@@ -2,7 +2,9 @@
 // One instance of a Python model: one worker process, its shared memory
 // region, and the execution of batches through it. A worker that dies or
 // hangs fails only the batch it was executing and is replaced before the
-// next one (design §"Backends": user code never takes the server down).
+// next one (docs/architecture.md, "Backends calling other models"; user code never takes the server
+// down). While it waits for the worker's answer, the instance thread also serves the worker's BLS
+// requests (py_bls.h).
 #pragma once
 
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "inferd/backend.h"
+#include "py_bls.h"
 #include "py_model.h"
 #include "request_batch.h"
 #include "shm_region.h"
@@ -44,6 +47,15 @@ class PyInstance {
   // before the next EXECUTE); false when it cannot.
   bool GrowRegion(uint64_t needed);
   Status RunBatch(backend_util::RequestBatch& batch);
+  // The exchange for the message about to be sent: BLS with this region,
+  // output range and parent (`unavailable` when BLS is not served then).
+  BlsContext MakeBlsContext(std::shared_ptr<RegionBlock> output_range, const INFERD_Request* parent,
+                            std::string unavailable = {});
+  // Waits until `deadline` for the worker's answer to the message just
+  // sent, serving its BLS requests meanwhile; *timed_out when the deadline
+  // passed.
+  StatusOr<WorkerChannel::Message> Await(BlsExchange& bls, WorkerChannel::Deadline deadline,
+                                         bool* timed_out);
   std::string Describe() const;
 
   const PyModel& model_;
@@ -53,6 +65,11 @@ class PyInstance {
   bool region_sent_ = false;
   bool region_failed_ = false;         // logged once; everything travels inline
   uint64_t refused_region_bytes_ = 0;  // the smallest size growing to failed
+  std::shared_ptr<BlsMailbox> mailbox_;
+  std::string mailbox_error_;
+  // The model makes BLS calls: each EXECUTE's output range then leaves half
+  // of the free space for the BLS outputs the server copies in.
+  bool uses_bls_ = false;
   Status last_start_error_;
   std::chrono::steady_clock::time_point last_start_attempt_{};
 };

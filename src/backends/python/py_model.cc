@@ -244,6 +244,7 @@ StatusOr<std::unique_ptr<PyModel>> CreatePyModel(const INFERD_ServerApi& api,
                                                  const INFERD_ModelSpec& spec) {
   auto model = std::make_unique<PyModel>();
   model->api = &api;
+  model->server = spec.server;
   model->name = spec.name != nullptr ? spec.name : "";
   model->version = spec.version;
   model->model_directory = spec.model_directory != nullptr ? spec.model_directory : "";

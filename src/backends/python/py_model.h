@@ -34,6 +34,9 @@ StatusOr<PyParameters> ParseParameters(const INFERD_ModelSpec& spec);
 
 struct PyModel {
   const INFERD_ServerApi* api = nullptr;
+  // Where BLS requests go (INFERD_ModelSpec::server); null when the server
+  // offers none.
+  INFERD_Server* server = nullptr;
   std::string name;
   int64_t version = 0;
   std::string model_directory;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The messages between the Python backend and a Python worker process
 // (python/PROTOCOL.md): message types, the frame header, and the binary
-// EXECUTE / RESULT payloads. Pure encoding and decoding over byte buffers, no
-// I/O, so every rule is unit-tested without a process.
+// EXECUTE / RESULT / BLS_REQUEST / BLS_RESPONSE payloads. Pure encoding and
+// decoding over byte buffers, no I/O, so every rule is unit-tested without a
+// process.
 #pragma once
+
+#include <sys/uio.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -27,12 +30,14 @@ enum class MessageType : uint8_t {
   kExecute = 3,
   kFinalize = 4,
   kAutoComplete = 5,
+  kBlsResponse = 6,
   // worker → server
   kReady = 101,
   kError = 102,
   kResult = 103,
   kFinalized = 104,
   kConfig = 105,
+  kBlsRequest = 106,
 };
 
 inline constexpr size_t kHeaderSize = 8;
@@ -121,6 +126,68 @@ class ResultEncoder {
  private:
   std::vector<uint8_t> out_;
 };
+
+// ---- BLS_REQUEST (worker → server) -------------------------------------------
+
+// A request parameter as the worker sends it (correlation_id and flags
+// arrive as sequence_id / sequence_start / sequence_end).
+struct WireParameter {
+  enum class Kind : uint8_t { kBool = 0, kInt = 1, kString = 2 };
+  std::string_view key;
+  Kind kind = Kind::kBool;
+  bool bool_value = false;
+  int64_t int_value = 0;
+  std::string_view string_value;
+};
+
+struct BlsRequestMessage {
+  uint64_t id = 0;
+  std::string_view model_name;
+  int64_t model_version = -1;  // <= 0: the newest ready version
+  uint64_t timeout_us = 0;     // 0: none of its own
+  std::vector<WireParameter> parameters;
+  std::vector<std::string_view> requested_outputs;
+  std::vector<WireTensor> inputs;
+  std::vector<std::vector<int64_t>> dims_storage;
+};
+// Views into `payload`, which must outlive the message.
+StatusOr<BlsRequestMessage> DecodeBlsRequest(std::span<const uint8_t> payload);
+
+// For tests: BLS_REQUEST's encoding (the worker's side, mirrored).
+std::vector<uint8_t> EncodeBlsRequest(const BlsRequestMessage& request);
+
+// ---- BLS_RESPONSE (server → worker) ------------------------------------------
+
+// Builds a BLS_RESPONSE whose inline output data is referenced, not copied:
+// parts() interleaves the encoded descriptors with the callers' bytes, for
+// one sendmsg (the data must stay valid until it is sent).
+class BlsResponseEncoder {
+ public:
+  explicit BlsResponseEncoder(uint64_t id);
+  void SetError(INFERD_ErrorCode code, std::string_view message);
+  void BeginOutputs(uint32_t output_count);
+  void AddOutput(const WireTensor& output);
+  std::vector<iovec> parts() const;
+  // The whole payload in one buffer (tests).
+  std::vector<uint8_t> Flatten() const;
+
+ private:
+  struct Borrowed {
+    size_t at;  // position in out_ the data follows
+    const uint8_t* data;
+    size_t size;
+  };
+  std::vector<uint8_t> out_;
+  std::vector<Borrowed> borrowed_;
+};
+
+struct BlsResponseMessage {
+  uint64_t id = 0;
+  WireResponse response;
+  std::vector<std::vector<int64_t>> dims_storage;
+};
+// For tests: BLS_RESPONSE decoded (the worker decodes it in production).
+StatusOr<BlsResponseMessage> DecodeBlsResponse(std::span<const uint8_t> payload);
 
 // ---- ERROR (worker → server) -------------------------------------------------
 

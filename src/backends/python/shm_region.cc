@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -110,15 +111,23 @@ std::optional<uint64_t> ShmRegion::Allocate(uint64_t size) {
   return std::nullopt;
 }
 
-std::optional<ShmRegion::Range> ShmRegion::ReserveLargest() {
+std::optional<ShmRegion::Range> ShmRegion::ReserveLargest(uint32_t share_divisor) {
   std::lock_guard<std::mutex> lock(mu_);
   auto best = free_.end();
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     if (best == free_.end() || it->second > best->second) best = it;
   }
   if (best == free_.end()) return std::nullopt;
-  const Range range{best->first, best->second};
+  Range range{best->first, best->second};
   free_.erase(best);
+  if (share_divisor > 1) {
+    const uint64_t share = std::max(
+        range.size / share_divisor / kRegionAlignment * kRegionAlignment, kRegionAlignment);
+    if (share < range.size) {
+      free_.emplace(range.offset + share, range.size - share);
+      range.size = share;
+    }
+  }
   return range;
 }
 

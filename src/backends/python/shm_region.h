@@ -29,6 +29,11 @@ std::optional<ShmMode> ParseShmMode(std::string_view text);
 
 inline constexpr uint64_t kRegionAlignment = 64;
 
+// Rounds up to kRegionAlignment.
+constexpr uint64_t AlignUp(uint64_t size) {
+  return (size + kRegionAlignment - 1) / kRegionAlignment * kRegionAlignment;
+}
+
 class ShmRegion : public std::enable_shared_from_this<ShmRegion> {
  public:
   // Creates and maps a region of `size` bytes. Pages are committed up front
@@ -49,12 +54,14 @@ class ShmRegion : public std::enable_shared_from_this<ShmRegion> {
   // First fit, `kRegionAlignment`-aligned; nullopt when no free range is
   // large enough.
   std::optional<uint64_t> Allocate(uint64_t size);
-  // The largest free range, reserved whole (nullopt when none is free).
+  // The largest free range, reserved whole (nullopt when none is free); with
+  // `share_divisor` > 1 only the first 1/share_divisor of it (aligned, at
+  // least one alignment unit), so that the rest stays for Allocate.
   struct Range {
     uint64_t offset = 0;
     uint64_t size = 0;
   };
-  std::optional<Range> ReserveLargest();
+  std::optional<Range> ReserveLargest(uint32_t share_divisor = 1);
   void Free(uint64_t offset, uint64_t size);
   uint64_t FreeBytes() const;
 
@@ -69,14 +76,28 @@ class ShmRegion : public std::enable_shared_from_this<ShmRegion> {
   std::map<uint64_t, uint64_t> free_;  // offset → size, coalesced
 };
 
-// Part of a region holding response outputs, freed when the last response
-// output that points into it is released (ResponseAddOutput's release).
+// Part of a region, freed when its last owner lets go: the output range of
+// one EXECUTE, owned by the instance while it runs, by the response outputs
+// that point into it (ResponseAddOutput's release) and by the BLS inputs the
+// worker placed in it (InferRequestAddInput's release), which the target
+// model may still read after the EXECUTE ended.
 class RegionBlock {
  public:
   RegionBlock(std::shared_ptr<ShmRegion> region, uint64_t offset, uint64_t size)
       : region_(std::move(region)), offset_(offset), size_(size) {}
   ~RegionBlock() {
     if (size_ > 0) region_->Free(offset_, size_);
+  }
+  uint64_t offset() const { return offset_; }
+  uint64_t size() const { return size_; }
+  // Frees everything past the first `size` bytes now. Only its creator
+  // calls it, while it still owns the block (so no destructor can run
+  // concurrently).
+  void Shrink(uint64_t size) {
+    size = AlignUp(size);
+    if (size >= size_) return;
+    region_->Free(offset_ + size, size_ - size);
+    size_ = size;
   }
   // INFERD_ReleaseFn over a std::shared_ptr<RegionBlock>* context.
   static void Release(void* context) { delete static_cast<std::shared_ptr<RegionBlock>*>(context); }
@@ -86,10 +107,5 @@ class RegionBlock {
   uint64_t offset_;
   uint64_t size_;
 };
-
-// Rounds up to kRegionAlignment.
-constexpr uint64_t AlignUp(uint64_t size) {
-  return (size + kRegionAlignment - 1) / kRegionAlignment * kRegionAlignment;
-}
 
 }  // namespace inferd::python

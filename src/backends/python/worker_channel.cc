@@ -80,78 +80,103 @@ Status WorkerChannel::Send(MessageType type, std::span<const uint8_t> payload) {
   return Send(type, std::span<const iovec>(&part, 1));
 }
 
-Status WorkerChannel::ReadExactly(uint8_t* out, size_t size,
-                                  std::optional<std::chrono::steady_clock::time_point> deadline,
-                                  bool* timed_out) {
-  size_t done = 0;
-  while (done < size) {
-    StatusOr<size_t> got = ReadSome(out + done, size - done, deadline, timed_out);
-    if (!got.ok()) return got.status();
-    done += *got;
+bool WorkerChannel::TakeBuffered() {
+  if (header_have_ < kHeaderSize) {
+    const size_t count = std::min(kHeaderSize - header_have_, buffer_end_ - buffer_begin_);
+    std::memcpy(header_.data() + header_have_, buffer_.data() + buffer_begin_, count);
+    header_have_ += count;
+    buffer_begin_ += count;
+    if (header_have_ < kHeaderSize) return false;
+    const Header header = DecodeHeader(header_.data());
+    partial_.type = header.type;
+    partial_.payload.resize(header.length);
+    payload_have_ = 0;
   }
-  return Status();
+  const size_t count =
+      std::min(partial_.payload.size() - payload_have_, buffer_end_ - buffer_begin_);
+  if (count > 0) {
+    std::memcpy(partial_.payload.data() + payload_have_, buffer_.data() + buffer_begin_, count);
+    payload_have_ += count;
+    buffer_begin_ += count;
+  }
+  return payload_have_ == partial_.payload.size();
 }
 
-StatusOr<size_t> WorkerChannel::ReadSome(
-    uint8_t* out, size_t capacity, std::optional<std::chrono::steady_clock::time_point> deadline,
-    bool* timed_out) {
+StatusOr<WorkerChannel::Event> WorkerChannel::ReadSome(uint8_t* out, size_t capacity,
+                                                       Deadline deadline, int wake_fd,
+                                                       size_t* got) {
+  *got = 0;
   for (;;) {
     int timeout_ms = -1;
     if (deadline) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(
           *deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        *timed_out = true;
-        return Status(INFERD_ERROR_UNAVAILABLE, "the Python worker did not answer in time");
-      }
+      if (left.count() <= 0) return Event::kTimedOut;
       timeout_ms = static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX));
     }
-    pollfd waiting{fd_, POLLIN, 0};
-    const int ready = ::poll(&waiting, 1, timeout_ms);
+    pollfd waiting[2] = {{fd_, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    const int ready = ::poll(waiting, wake_fd >= 0 ? 2 : 1, timeout_ms);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return SystemError("waiting for the Python worker failed");
     }
     if (ready == 0) continue;  // the deadline check above ends the wait
-    const ssize_t got = ::recv(fd_, out, capacity, MSG_DONTWAIT);
-    if (got == 0) return Status(INFERD_ERROR_UNAVAILABLE, "the Python worker closed its socket");
-    if (got < 0) {
+    // Completions first: the worker may be waiting for one of them.
+    if (wake_fd >= 0 && (waiting[1].revents & POLLIN) != 0) return Event::kWoken;
+    const ssize_t count = ::recv(fd_, out, capacity, MSG_DONTWAIT);
+    if (count == 0) return Status(INFERD_ERROR_UNAVAILABLE, "the Python worker closed its socket");
+    if (count < 0) {
       if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
       return SystemError("reading from the Python worker failed");
     }
-    return static_cast<size_t>(got);
+    *got = static_cast<size_t>(count);
+    return Event::kMessage;
   }
 }
 
-StatusOr<WorkerChannel::Message> WorkerChannel::Receive(
-    std::optional<std::chrono::steady_clock::time_point> deadline, bool* timed_out) {
+StatusOr<WorkerChannel::Received> WorkerChannel::ReceiveOrWake(Deadline deadline, int wake_fd) {
+  for (;;) {
+    if (TakeBuffered()) {
+      Received received;
+      received.message = std::move(partial_);
+      partial_ = Message();
+      header_have_ = 0;
+      payload_have_ = 0;
+      return received;
+    }
+    // The buffer is empty now. A large rest of a payload is read straight
+    // into it (one copy from the kernel); anything else through the buffer,
+    // which may then also hold the start of the next message.
+    const size_t payload_left = partial_.payload.size() - payload_have_;
+    const bool direct = header_have_ == kHeaderSize && payload_left >= buffer_.size();
+    uint8_t* out = direct ? partial_.payload.data() + payload_have_ : buffer_.data();
+    const size_t capacity = direct ? payload_left : buffer_.size();
+    size_t got = 0;
+    StatusOr<Event> event = ReadSome(out, capacity, deadline, wake_fd, &got);
+    if (!event.ok()) return event.status();
+    if (*event != Event::kMessage) {
+      Received received;
+      received.event = *event;
+      return received;
+    }
+    if (direct) {
+      payload_have_ += got;
+    } else {
+      buffer_begin_ = 0;
+      buffer_end_ = got;
+    }
+  }
+}
+
+StatusOr<WorkerChannel::Message> WorkerChannel::Receive(Deadline deadline, bool* timed_out) {
   *timed_out = false;
-  // One read usually brings the whole answer (one poll and one recv rather
-  // than two of each). The worker sends exactly one message per message it
-  // got, so bytes past this message would break the protocol.
-  size_t have = 0;
-  while (have < kHeaderSize) {
-    StatusOr<size_t> got =
-        ReadSome(first_read_.data() + have, first_read_.size() - have, deadline, timed_out);
-    if (!got.ok()) return got.status();
-    have += *got;
+  StatusOr<Received> received = ReceiveOrWake(deadline, -1);
+  if (!received.ok()) return received.status();
+  if (received->event == Event::kTimedOut) {
+    *timed_out = true;
+    return Status(INFERD_ERROR_UNAVAILABLE, "the Python worker did not answer in time");
   }
-  const Header header = DecodeHeader(first_read_.data());
-  const size_t payload_bytes = have - kHeaderSize;
-  if (payload_bytes > header.length) {
-    return Status::Internal("malformed message from the Python worker: " +
-                            std::to_string(payload_bytes - header.length) +
-                            " bytes follow its answer");
-  }
-  Message message;
-  message.type = header.type;
-  message.payload.resize(header.length);
-  if (payload_bytes > 0) {  // an empty vector's data() may be null
-    std::memcpy(message.payload.data(), first_read_.data() + kHeaderSize, payload_bytes);
-  }
-  INFERD_BACKEND_RETURN_IF_ERROR(ReadExactly(message.payload.data() + payload_bytes,
-                                             header.length - payload_bytes, deadline, timed_out));
-  return message;
+  return std::move(received->message);
 }
 
 }  // namespace inferd::python

@@ -12,7 +12,7 @@ code serves both.
 
 The models are PaddleOCR's PP-OCRv4 detector and recogniser and its mobile
 v2.0 direction classifier; the numbers below (sizes, thresholds, means) are
-the ones those models were trained and tuned with.
+the ones PaddleOCR uses with them, except where a comment says why not.
 
 Works with numpy 1.24 (Debian 12, the workers' interpreter) and 2.x, and with
 Pillow 9.4 (Debian) and newer.
@@ -29,9 +29,9 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 # --- detector input ----------------------------------------------------------------
 
-# The longer side is scaled down to at most this (never up): 960 is what
-# PP-OCRv4's detector is tuned for; larger costs time roughly with the area
-# and finds little more on ordinary photos and scans.
+# The longer side is scaled down to at most this (never up): PaddleOCR's
+# default for PP-OCRv4's detector. Its time grows with the area: 150 ms for
+# a 960 × 608 input, 9 ms for 224 × 224, on one core here.
 DET_LIMIT_SIDE = 960
 # Sides must be multiples of 32: the detector downsamples five times.
 DET_MULTIPLE = 32
@@ -90,7 +90,8 @@ def det_preprocess(image: Image.Image, limit: int = DET_LIMIT_SIDE) -> Tuple[np.
     resized = image.resize((width, height), Image.Resampling.BILINEAR)
     # Reordered to CHW while still bytes, then (p / 255 - mean) / std written
     # straight into the output as one multiply and one subtract per channel:
-    # a third faster than converting the HWC image to floats first.
+    # fewer passes than converting the HWC image to floats first (3.8 rather
+    # than 5.4 ms for 960 × 608 with numpy 2; 3.8 rather than 4.2 with 1.24).
     planes = np.asarray(resized).transpose(2, 0, 1)[list(DET_CHANNELS)]
     x = np.empty((1, 3, height, width), dtype=np.float32)
     scale = 1.0 / (255.0 * DET_STD)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Python backend's wire codec (python/PROTOCOL.md) and its shared memory
-// region allocator; the worker side is tested in tests/python and both
-// together in tests/integration/test_python_backend.py.
+// The Python backend's wire codec (python/PROTOCOL.md), its shared memory
+// region allocator and the server's end of the worker socket; the worker side is tested in
+// tests/python and both together in tests/integration/test_python_backend.py.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <set>
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "py_protocol.h"
 #include "shm_region.h"
+#include "worker_channel.h"
 
 namespace inferd::python {
 namespace {
@@ -248,6 +252,154 @@ TEST(ShmRegionTest, ConcurrentFreesKeepTheFreeListConsistent) {
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(region->FreeBytes(), 64u * 1024);
   EXPECT_EQ(region->ReserveLargest()->size, 64u * 1024);
+}
+
+using Clock = std::chrono::steady_clock;
+
+WireTensor Inline(std::string_view name, const std::vector<int64_t>& dims,
+                  const std::vector<uint8_t>& data) {
+  WireTensor tensor;
+  tensor.name = name;
+  tensor.datatype = INFERD_TYPE_UINT8;
+  tensor.dims = dims;
+  tensor.location = Location::kInline;
+  tensor.byte_size = data.size();
+  tensor.data = data.data();
+  return tensor;
+}
+
+// ---- WorkerChannel: several messages in one read, a wake in between ---------
+
+TEST(WorkerChannelTest, MessagesReadAheadStayBufferedAndWakesInterrupt) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  WorkerChannel channel(fds[0]);
+  int wake[2];
+  ASSERT_EQ(::pipe(wake), 0);
+
+  // Three messages in one write: a BLS_REQUEST, a large one, a RESULT.
+  std::vector<uint8_t> frames;
+  auto append = [&](MessageType type, const std::vector<uint8_t>& payload) {
+    uint8_t header[kHeaderSize];
+    EncodeHeader(Header{static_cast<uint32_t>(payload.size()), type}, header);
+    frames.insert(frames.end(), header, header + kHeaderSize);
+    frames.insert(frames.end(), payload.begin(), payload.end());
+  };
+  std::vector<uint8_t> large(100000);
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<uint8_t>(i * 7);
+  append(MessageType::kBlsRequest, {1, 2, 3});
+  append(MessageType::kBlsRequest, large);
+  append(MessageType::kResult, {});
+  std::thread writer([&] {
+    // The last message split in two, with a wake-up in between.
+    ASSERT_EQ(::write(fds[1], frames.data(), frames.size() - 4),
+              static_cast<ssize_t>(frames.size() - 4));
+  });
+  auto next = [&](WorkerChannel::Deadline deadline = std::nullopt) {
+    StatusOr<WorkerChannel::Received> received = channel.ReceiveOrWake(deadline, wake[0]);
+    EXPECT_TRUE(received.ok()) << received.status().message();
+    return received.ok() ? std::move(*received) : WorkerChannel::Received{};
+  };
+  WorkerChannel::Received first = next();
+  EXPECT_EQ(first.message.type, MessageType::kBlsRequest);
+  EXPECT_EQ(first.message.payload, (std::vector<uint8_t>{1, 2, 3}));
+  WorkerChannel::Received second = next();
+  EXPECT_EQ(second.message.payload, large);
+  writer.join();
+  // Half a header is there: a deadline returns without losing it.
+  EXPECT_EQ(next(Clock::now() + std::chrono::milliseconds(10)).event,
+            WorkerChannel::Event::kTimedOut);
+  ASSERT_EQ(::write(wake[1], "x", 1), 1);
+  EXPECT_EQ(next().event, WorkerChannel::Event::kWoken);
+  char drained;
+  ASSERT_EQ(::read(wake[0], &drained, 1), 1);
+  ASSERT_EQ(::write(fds[1], frames.data() + frames.size() - 4, 4), 4);
+  WorkerChannel::Received third = next();
+  EXPECT_EQ(third.event, WorkerChannel::Event::kMessage);
+  EXPECT_EQ(third.message.type, MessageType::kResult);
+  EXPECT_TRUE(third.message.payload.empty());
+  ::close(fds[1]);
+  bool timed_out = false;
+  EXPECT_FALSE(channel.Receive(std::nullopt, &timed_out).ok());
+  ::close(wake[0]);
+  ::close(wake[1]);
+}
+
+// ---- Codec ----------------------------------------------------------------------
+
+TEST(BlsCodecTest, RequestRoundTripAndResponseParts) {
+  const std::vector<int64_t> dims{2, 1};
+  const std::vector<uint8_t> data{5, 6};
+  BlsRequestMessage request;
+  request.id = 77;
+  request.model_name = "target";
+  request.model_version = -1;
+  request.timeout_us = 123;
+  request.parameters = {WireParameter{"sequence_id", WireParameter::Kind::kString, false, 0, "s1"}};
+  request.requested_outputs = {"Y"};
+  request.inputs = {Inline("X", dims, data)};
+  const std::vector<uint8_t> encoded = EncodeBlsRequest(request);
+  StatusOr<BlsRequestMessage> decoded = DecodeBlsRequest(encoded);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->id, 77u);
+  EXPECT_EQ(decoded->model_name, "target");
+  EXPECT_EQ(decoded->model_version, -1);
+  EXPECT_EQ(decoded->timeout_us, 123u);
+  ASSERT_EQ(decoded->parameters.size(), 1u);
+  EXPECT_EQ(decoded->parameters[0].string_value, "s1");
+  ASSERT_EQ(decoded->inputs.size(), 1u);
+  EXPECT_EQ(std::vector<int64_t>(decoded->inputs[0].dims.begin(), decoded->inputs[0].dims.end()),
+            dims);
+  for (size_t cut = 0; cut < encoded.size(); ++cut) {
+    EXPECT_FALSE(DecodeBlsRequest(std::span<const uint8_t>(encoded.data(), cut)).ok()) << cut;
+  }
+
+  // Inline data is referenced by the parts, not copied into the encoding.
+  BlsResponseEncoder encoder(77);
+  encoder.BeginOutputs(2);
+  encoder.AddOutput(Inline("A", dims, data));
+  WireTensor in_region = Inline("B", dims, data);
+  in_region.location = Location::kRegion;
+  in_region.offset = 4096;
+  encoder.AddOutput(in_region);
+  const std::vector<iovec> parts = encoder.parts();
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1].iov_base, data.data());
+  // Decoded views point into the buffer, which must outlive them.
+  const std::vector<uint8_t> flat = encoder.Flatten();
+  StatusOr<BlsResponseMessage> response = DecodeBlsResponse(flat);
+  ASSERT_TRUE(response.ok()) << response.status().message();
+  ASSERT_EQ(response->response.outputs.size(), 2u);
+  EXPECT_EQ(std::vector<uint8_t>(response->response.outputs[0].data,
+                                 response->response.outputs[0].data + 2),
+            data);
+  EXPECT_EQ(response->response.outputs[1].offset, 4096u);
+
+  BlsResponseEncoder error(3);
+  error.SetError(INFERD_ERROR_DEADLINE_EXCEEDED, "late");
+  const std::vector<uint8_t> error_flat = error.Flatten();
+  response = DecodeBlsResponse(error_flat);
+  ASSERT_TRUE(response.ok());
+  EXPECT_EQ(response->response.error_code, INFERD_ERROR_DEADLINE_EXCEEDED);
+  std::vector<uint8_t> unknown = error.Flatten();
+  unknown[9] = 200;  // a code from a newer peer
+  EXPECT_EQ(DecodeBlsResponse(unknown)->response.error_code, INFERD_ERROR_UNKNOWN);
+}
+
+TEST(RegionBlockTest, ShrinkFreesTheTailAtOnceAndTheRestWithTheLastOwner) {
+  StatusOr<std::shared_ptr<ShmRegion>> region = ShmRegion::Create(ShmMode::kAuto, 4096, "t");
+  ASSERT_TRUE(region.ok());
+  std::optional<ShmRegion::Range> range = (*region)->ReserveLargest();
+  auto block = std::make_shared<RegionBlock>(*region, range->offset, range->size);
+  EXPECT_EQ((*region)->FreeBytes(), 0u);
+  block->Shrink(100);
+  EXPECT_EQ(block->size(), 128u);
+  EXPECT_EQ((*region)->FreeBytes(), 4096u - 128u);
+  std::shared_ptr<RegionBlock> other_owner = block;
+  block.reset();
+  EXPECT_EQ((*region)->FreeBytes(), 4096u - 128u);
+  other_owner.reset();
+  EXPECT_EQ((*region)->FreeBytes(), 4096u);
 }
 
 }  // namespace

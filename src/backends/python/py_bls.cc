@@ -71,8 +71,7 @@ void BlsMailbox::Close() {
     std::lock_guard<std::mutex> lock(mu_);
     open_ = false;
     dropped.swap(queue_);
-    uint64_t count = 0;
-    (void)!::read(fd_, &count, sizeof(count));
+    Reset();
   }
   for (Completion& completion : dropped) Free(completion);
 }
@@ -81,9 +80,10 @@ void BlsMailbox::Post(uint64_t epoch, Completion completion) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (open_ && epoch == epoch_) {
-      if (queue_.empty()) {
+      if (!signalled_) {
         const uint64_t one = 1;
         (void)!::write(fd_, &one, sizeof(one));
+        signalled_ = true;
       }
       queue_.push_back(completion);
       return;
@@ -98,9 +98,16 @@ std::vector<BlsMailbox::Completion> BlsMailbox::Take() {
   std::vector<Completion> taken;
   std::lock_guard<std::mutex> lock(mu_);
   taken.swap(queue_);
+  Reset();
+  return taken;
+}
+
+void BlsMailbox::Reset() {
+  // Only when written: an exchange without BLS calls costs no syscall.
+  if (!signalled_) return;
   uint64_t count = 0;
   (void)!::read(fd_, &count, sizeof(count));
-  return taken;
+  signalled_ = false;
 }
 
 void BlsMailbox::Free(Completion& completion) const {

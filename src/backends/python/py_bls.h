@@ -56,12 +56,14 @@ class BlsMailbox {
 
  private:
   BlsMailbox(const INFERD_ServerApi& api, int fd) : api_(api), fd_(fd) {}
+  void Reset();  // clears the wake descriptor; REQUIRES mu_ held
 
   const INFERD_ServerApi& api_;  // static server data
   const int fd_;
   std::mutex mu_;
   uint64_t epoch_ = 0;
   bool open_ = false;
+  bool signalled_ = false;  // the wake descriptor was written since the last Reset
   std::vector<Completion> queue_;
 };
 

@@ -254,13 +254,32 @@ def test_timeout_answers_python_while_the_target_still_runs(bls_server, protocol
     np.testing.assert_array_equal(client.drive("sync", "slow", INPUT0=a, INPUT1=b)["OUTPUT1"], a - b)
 
 
-def hold(server, model, seconds_to_start=0.3):
-    """Keeps `model` (slow) busy with a direct request; returns the thread."""
+def gauge(server, name, model):
+    """A per-model gauge of /metrics (0 when absent)."""
+    text = requests.get(f"http://{server.metrics_url}/metrics", timeout=10).text
+    prefix = f'{name}{{model="{model}",version="1"}} '
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def wait_for(predicate, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def hold(server, model):
+    """Keeps `model` (slow, one instance) busy with a direct request: once
+    it is the only one in flight and none is queued, it is executing."""
     a, b = pair()
     thread = threading.Thread(target=lambda: Client(server, "http").infer(
         model, {"INPUT0": a, "INPUT1": b}, ["OUTPUT0"]))
     thread.start()
-    time.sleep(seconds_to_start)
+    wait_for(lambda: gauge(server, "inferd_inference_pending_requests", model) == 1
+             and gauge(server, "inferd_inference_queue_size", model) == 0, f"{model} to execute")
     return thread
 
 
@@ -296,7 +315,7 @@ def test_grpc_cancellation_reaches_the_queued_bls_call(bls_server):
     answers = []
     call = client.client.async_infer("bls_driver", [client.tensor(n, v) for n, v in inputs.items()],
                                      callback=lambda result, error: answers.append(error))
-    time.sleep(0.2)  # the BLS call is queued at slow by now
+    wait_for(lambda: gauge(bls_server, "inferd_inference_queue_size", "slow") == 1, "the BLS call to queue")
     call.cancel()
     held.join()
     report = info(client.drive("report", "", outputs=("INFO",)))
@@ -323,7 +342,8 @@ def test_kill_9_with_bls_calls_outstanding(make_server, tmp_path):
 
     thread = threading.Thread(target=outstanding)
     thread.start()
-    time.sleep(0.15)  # four calls sent; slow runs one at a time (300 ms each)
+    # All four calls reached slow, which runs one at a time (300 ms each).
+    wait_for(lambda: gauge(server, "inferd_inference_pending_requests", "slow") == 4, "the BLS calls")
     os.kill(pid, signal.SIGKILL)
     thread.join()
     assert failure and failure[0] is not None and f"(pid {pid}) was killed by signal 9" in failure[0], failure

@@ -74,7 +74,7 @@ class GraphBuilder {
       const int t = Tensor(out.name());
       graph_->outputs.push_back(t);
       graph_->output_names.push_back(out.name());
-      Read(t, -1, {out.data_type(), FullShape(batching, out.dims()), "ensemble output"});
+      Read(t, {out.data_type(), FullShape(batching, out.dims()), "ensemble output"});
     }
     CheckProducedAndConsumed();
     CheckAcyclic();
@@ -119,8 +119,8 @@ class GraphBuilder {
     types_[t] = std::move(type);
   }
 
-  void Read(int t, int reader, TensorType type) {
-    if (reader >= 0) graph_->consumers[t].push_back(reader);
+  // Checks a read of `t` against its writer (the caller records the reader).
+  void Read(int t, TensorType type) {
     if (types_[t]) {
       Compare(t, *types_[t], type);
     } else {
@@ -185,6 +185,10 @@ class GraphBuilder {
     for (const auto& [model_input, tensor] : input_map) {
       const int t = Tensor(tensor);
       added.inputs.push_back({model_input, t});
+      // A reader even when the read cannot be checked (unknown model or
+      // input), so that the problem is not reported again as "never read"
+      // or as a cycle (the step would wait for `t` without being woken).
+      graph_->consumers[t].push_back(s);
       if (config == nullptr) continue;
       const auto* in = FindInput(*config, model_input);
       if (in == nullptr) {
@@ -192,9 +196,8 @@ class GraphBuilder {
                                          "', which is not an input of '", spec.model_name(), "'"));
         continue;
       }
-      Read(t, s,
-           {in->data_type(), FullShape(step_batches, in->dims()),
-            absl::StrCat(added.label, " input '", model_input, "'")});
+      Read(t, {in->data_type(), FullShape(step_batches, in->dims()),
+               absl::StrCat(added.label, " input '", model_input, "'")});
     }
     if (config != nullptr) {
       for (const auto& in : config->input()) {

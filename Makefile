@@ -13,12 +13,14 @@
 #   make test-python       the Python backend's worker package (python/) on its own
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
-#   make bench             all five benchmarks below, one after the other
+#   make bench             all six benchmarks below, one after the other
 #   make bench-transport   inferd vs bare round trip vs in-process (bench/run.sh)
 #   make bench-batching    dynamic batching vs in-process (bench/batching.sh)
 #   make bench-lifecycle   p99 during version swaps, folder → serving, start-up (bench/lifecycle.sh)
 #   make bench-backends    Python and LibTorch backends' cost per request vs in-process and
 #                          vs an ONNX Identity model (bench/backends.sh)
+#   make bench-pipelines   ensembles vs client orchestration, a BLS call vs a client call, the
+#                          OCR pipeline vs the same work in one process (bench/pipelines.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
@@ -43,7 +45,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 
 .PHONY: setup build serve install test test-unit test-python test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-lifecycle bench-backends bench-scheduler tsan tsan-build format clean
+        bench-lifecycle bench-backends bench-pipelines bench-scheduler tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -117,6 +119,7 @@ bench: build
 	bench/batching.sh
 	bench/lifecycle.sh
 	bench/backends.sh
+	bench/pipelines.sh
 	$(SCHEDULER_BENCH)
 
 bench-transport: build
@@ -130,6 +133,9 @@ bench-lifecycle: build
 
 bench-backends: build
 	bench/backends.sh
+
+bench-pipelines: build
+	bench/pipelines.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

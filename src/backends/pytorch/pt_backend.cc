@@ -139,7 +139,7 @@ Status CheckTypes(const std::vector<TensorConfig>& tensors, const char* kind) {
   return Status();
 }
 
-// ---- Binding (model-config.md §2.12) -------------------------------------------
+// ---- Binding (docs/backends.md, LibTorch) -------------------------------------------
 
 Status BindInputs(PtModel& model) {
   c10::optional<torch::jit::Method> forward = model.module.find_method("forward");

@@ -3,7 +3,7 @@
 // torch/script.h is compiled in one translation unit only (pt_backend.cc).
 //
 // A model version loads <version>/model.pt with torch::jit::load and keeps the
-// binding of config tensors to forward() (model-config.md §2.12). Each
+// binding of config tensors to forward() (docs/backends.md, LibTorch). Each
 // instance owns its own torch::jit::Module: the first instance takes the one
 // loaded to check the model, later ones load the file again.
 //

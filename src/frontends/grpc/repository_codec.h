@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // RepositoryModelLoad/UnloadRequest -> what inferd::Server's repository
-// extension takes (protocol-kserve-v2.md §1 "Load", §2.4). No I/O.
+// extension takes (docs/api.md, repository extension). No I/O.
 #pragma once
 
 #include <string>

@@ -46,6 +46,10 @@
  *   INFERD_ServerApi::SignatureSetMaxBatchSize. 1.3 added calls to other
  *   models (INFERD_ModelSpec::server, INFERD_ServerApi::InferRequest*,
  *   ServerInferAsync, InferResponse*) and ErrorCode/ErrorMessage/ErrorDelete.
+ *   1.4 added decoupled models (INFERD_ModelSpec::decoupled,
+ *   INFERD_ServerApi::RequestSendResponse, ServerInferAsyncDecoupled), the
+ *   request's sequence correlation id and parameters
+ *   (RequestCorrelationId, RequestParametersJson), and RequestIsCancelled.
  *
  * ---------------------------------------------------------------------------
  * Ownership and lifetimes
@@ -147,7 +151,7 @@ extern "C" {
 
 /* The ABI version of this header (see "Versioning" above). */
 #define INFERD_BACKEND_API_VERSION_MAJOR 1
-#define INFERD_BACKEND_API_VERSION_MINOR 3
+#define INFERD_BACKEND_API_VERSION_MINOR 4
 
 /* Marks the functions a backend exports. Build with -fvisibility=hidden (or
  * a version script) so that nothing else leaks out of the library. */
@@ -274,7 +278,17 @@ typedef struct INFERD_ModelSpec {
    * until INFERD_BackendModelDelete returns; NULL during
    * INFERD_BackendDescribeModel. */
   INFERD_Server* server;
+  /* ---- Since minor version 4 (check struct_size before reading). ---- */
+  /* Non-zero for model_transaction_policy { decoupled: true }: the backend
+   * answers each request with any number of responses through
+   * api->RequestSendResponse (see there). */
+  int32_t decoupled;
 } INFERD_ModelSpec;
+
+/* Flags of a response (RequestSendResponse, INFERD_InferResponseFn): the
+ * last response of a request carries INFERD_RESPONSE_FLAG_FINAL (Triton's
+ * TRITONSERVER_RESPONSE_COMPLETE_FINAL). Since minor 4. */
+#define INFERD_RESPONSE_FLAG_FINAL 1u
 
 /* Called exactly once per api->ServerInferAsync, with the response (error ==
  * NULL) or the error (response == NULL). Both are owned by the backend from
@@ -286,6 +300,16 @@ typedef struct INFERD_ModelSpec {
  * request (api->RequestComplete) and send further requests. */
 typedef void (*INFERD_InferCompleteFn)(void* context, INFERD_InferResponse* response,
                                        INFERD_Error* error);
+
+/* Since minor 4: called once per response of api->ServerInferAsyncDecoupled,
+ * in the order the target sent them, never concurrently for one request.
+ * Exactly one call carries INFERD_RESPONSE_FLAG_FINAL in `flags`, and it is
+ * the last; on it `response` may be NULL with `error` NULL (the target sent
+ * the final flag alone). Otherwise one of `response` and `error` is set; an
+ * error without the final flag does not end the request. Ownership as for
+ * INFERD_InferCompleteFn; the same threading rules apply. */
+typedef void (*INFERD_InferResponseFn)(void* context, INFERD_InferResponse* response,
+                                       INFERD_Error* error, uint32_t flags);
 
 /* Functions the server offers to backends: a static table, valid for the
  * life of the process. Members are only ever appended (minor versions):
@@ -473,6 +497,51 @@ typedef struct INFERD_ServerApi {
   /* Frees a response. Its output bytes may live on while the server holds
    * them elsewhere; the backend's pointers are invalid after this call. */
   void (*InferResponseDelete)(INFERD_InferResponse* response);
+
+  /* ---- Since minor version 4 (check struct_size before use). ---- */
+
+  /* Decoupled models (INFERD_ModelSpec::decoupled): sends the outputs added
+   * with ResponseAddOutput since the previous send as one response, or
+   * `error` instead (ownership passes to the server; NULL for a response).
+   * Each response may carry any subset of the requested outputs, also none.
+   * With INFERD_RESPONSE_FLAG_FINAL in `flags` it is the request's last
+   * response: the client is answered, and the backend must still hand the
+   * request back with RequestComplete(request, NULL), which then only
+   * releases it. Without a final send, RequestComplete sends the outputs
+   * added since the last send as the final response, or the final flag
+   * alone when there are none (or `error` as the final answer). A backend
+   * may send from any thread, also after Execute returned, until
+   * RequestComplete; calls about one request must not overlap. Returns NULL,
+   * or an error the backend owns: the model is not decoupled, or the final
+   * response was already sent. */
+  INFERD_Error* (*RequestSendResponse)(INFERD_Request* request, INFERD_Error* error,
+                                       uint32_t flags);
+  /* The request's sequence correlation id (the `sequence_id` parameter):
+   * *id the numeric id, or 0; *string_id the string id, or NULL. Both are 0
+   * / NULL for a request outside any sequence. The string is owned by the
+   * server and valid until the request is completed. */
+  void (*RequestCorrelationId)(const INFERD_Request* request, uint64_t* id,
+                               const char** string_id);
+  /* The request's parameters as a JSON object (as the client sent them;
+   * "{}" when none), owned by the server, valid until the request is
+   * completed. What Triton's Python backend returns from
+   * request.parameters(). */
+  const char* (*RequestParametersJson)(const INFERD_Request* request);
+  /* Like ServerInferAsync, for a target that may send many responses (a
+   * decoupled model): `on_response` is called once per response, the last
+   * time with INFERD_RESPONSE_FLAG_FINAL. An ordinary target gives one call
+   * with its response and the flag. ServerInferAsync on a decoupled target
+   * fails with UNSUPPORTED. */
+  void (*ServerInferAsyncDecoupled)(INFERD_InferRequest* request,
+                                    INFERD_InferResponseFn on_response, void* context);
+  /* Non-zero once the request's client has given up (a closed connection, a
+   * cancelled gRPC call or stream): a backend that answers over a long time
+   * (a decoupled model streaming responses) checks it between responses,
+   * stops early and completes the request, with INFERD_ERROR_CANCELLED or
+   * what it has. A backend that never asks simply finishes its work (the
+   * responses then go nowhere). Cheap; may be called from any thread, like
+   * every call about the request (Triton's TRITONBACKEND_RequestIsCancelled). */
+  int32_t (*RequestIsCancelled)(const INFERD_Request* request);
 } INFERD_ServerApi;
 
 /* ---- Functions a backend library exports (looked up with dlsym). ----

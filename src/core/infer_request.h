@@ -17,6 +17,14 @@
 
 namespace inferd::core {
 
+struct InferResponse;
+
+// Takes the responses of a decoupled model (model_transaction_policy
+// { decoupled: true }) before its last one, in the order the model sent
+// them, one call at a time: a response, or an error that does not end the
+// request (docs/architecture.md, "Decoupled responses").
+using PartialResponseCallback = std::function<void(absl::StatusOr<InferResponse>)>;
+
 // A request or tensor parameter (KServe "parameters" / gRPC InferParameter).
 using Parameter = std::variant<bool, int64_t, uint64_t, double, std::string>;
 using Parameters = std::map<std::string, Parameter, std::less<>>;
@@ -36,7 +44,20 @@ struct InferRequest {
   // Absolute deadline on base::Clock::Real() (e.g. the gRPC deadline); 0 =
   // none. A request still queued past it is answered DEADLINE_EXCEEDED.
   int64_t deadline_nanos = 0;
+  // Set by callers that take many responses per request (a gRPC stream, a
+  // Server-Sent Events stream, a decoupled BLS call). A decoupled model's
+  // responses go here except the last, which goes to the InferCallback as
+  // for any request, so "answered exactly once" still means one
+  // InferCallback. Null: the caller takes exactly one response, and the
+  // server refuses a decoupled model (Unimplemented, with the
+  // kDecoupledRefusalPayload payload so a frontend can word it as Triton
+  // does). Ordinary models never call it.
+  PartialResponseCallback on_partial_response;
 };
+
+// Payload key on the error that refuses a decoupled model to a caller
+// without on_partial_response.
+inline constexpr char kDecoupledRefusalPayload[] = "inferd.dev/decoupled_refused";
 
 struct InferResponse {
   std::string model_name;
@@ -44,6 +65,11 @@ struct InferResponse {
   std::string id;
   // In the order of the request's requested_outputs (or the config's).
   std::vector<Tensor> outputs;
+  // The last "response" of a decoupled model that sent its final flag with
+  // no response (Triton's flags-only TRITONSERVER_RESPONSE_COMPLETE_FINAL):
+  // no outputs. Streams forward it only when the client asked for empty
+  // final responses.
+  bool flags_only = false;
 };
 
 // Called exactly once per accepted request, on a server thread: keep it short

@@ -11,10 +11,19 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
   io->model_name = config.name();
   io->model_version = version;
   io->max_batch_size = config.max_batch_size();
+  io->decoupled = config.model_transaction_policy().decoupled();
   for (const auto& out : config.output()) {
     io->outputs.push_back(
         backends::OutputSpec{out.name(), static_cast<core::DataType>(out.data_type()),
                              core::Shape(out.dims().begin(), out.dims().end()), out.has_reshape()});
+  }
+  // An implicit state's output that the config does not list as an output:
+  // the backend produces it for the sequence batcher, never for the client.
+  for (const auto& state : config.sequence_batching().state()) {
+    if (io->FindOutput(state.output_name()) != nullptr) continue;
+    io->outputs.push_back(backends::OutputSpec{
+        state.output_name(), static_cast<core::DataType>(state.data_type()),
+        core::Shape(state.dims().begin(), state.dims().end()), false});
   }
   return io;
 }

@@ -166,6 +166,16 @@ class GraphBuilder {
           spec.model_version() > 0 ? absl::StrCat(" version ", spec.model_version()) : "",
           " is not loaded", found.ok() ? "" : absl::StrCat(" (", found.status().message(), ")")));
     }
+    if (config != nullptr && config->model_transaction_policy().decoupled()) {
+      // Each response of a decoupled step would start its own run of the
+      // steps after it; inferd's ensembles run each step once per request
+      // (docs/configuration.md, "Ensembles").
+      problems_.push_back(absl::StrCat(
+          added.label, ": model '", spec.model_name(),
+          "' is decoupled (it may answer many times); inferd's ensembles run each step once per "
+          "request, so a decoupled model cannot be a step: call it from a Python model with "
+          "exec(decoupled=True) instead"));
+    }
     const bool step_batches = config != nullptr && config->max_batch_size() > 0;
     if (config != nullptr && batching) {
       if (!step_batches) {

@@ -205,6 +205,17 @@ void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCa
     on_complete(validated.status());
     return;
   }
+  if (version.io()->decoupled && !request->on_partial_response) {
+    absl::Status refused = absl::UnimplementedError(absl::StrCat(
+        "model '", version.name(),
+        "' is decoupled (model_transaction_policy { decoupled: true }) and may answer a request "
+        "many times: use a stream (gRPC ModelStreamInfer, HTTP generate_stream)"));
+    refused.SetPayload(core::kDecoupledRefusalPayload, absl::Cord("1"));
+    version.io()->stats->RecordFailure(core::FailureReason::kOther,
+                                       base::Clock::Real().NowNanos() - arrival);
+    on_complete(std::move(refused));
+    return;
+  }
   auto backend_request = std::make_unique<INFERD_Request>(
       std::move(request), std::move(on_complete), version.io(), std::move(validated->output_names),
       validated->batch_size, std::shared_ptr<const void>(*loaded, nullptr));

@@ -118,6 +118,9 @@ class Server final : public core::InferenceSubmitter {
   // an unknown model, Unavailable when not ready or stopping). It may be
   // called before InferAsync returns. Input tensors must stay valid until
   // then (their Buffer owners keep them alive, or the caller does).
+  // A decoupled model's responses but the last go to the request's
+  // on_partial_response; without one, a decoupled model is refused
+  // (Unimplemented, payload core::kDecoupledRefusalPayload).
   void InferAsync(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete);
   // The same path for a request made inside the server on behalf of one it
   // accepted (an ensemble step, a backend's call to another model): it is

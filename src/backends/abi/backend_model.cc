@@ -55,6 +55,7 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
   spec_.default_intra_op_threads = default_intra_op_threads;
   spec_.config_json = config_json_.c_str();
   spec_.server = server;
+  spec_.decoupled = config.model_transaction_policy().decoupled() ? 1 : 0;
 }
 
 void ModelSpecStorage::FillTensors(std::vector<TensorStorage>& storage,

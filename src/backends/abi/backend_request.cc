@@ -5,6 +5,7 @@
 #include "base/clock.h"
 #include "base/logging.h"
 #include "core/bytes_encoding.h"
+#include "core/json_writer.h"
 
 namespace inferd::backends {
 
@@ -128,11 +129,16 @@ void INFERD_Request::BeginExecution(std::shared_ptr<ExecutionRecord> record) {
   execution_ = std::move(record);
 }
 
+void INFERD_Request::SetUncounted() {
+  if (!uncounted_ && io_->stats) io_->stats->AddInFlight(-1);
+  uncounted_ = true;
+}
+
 void INFERD_Request::RecordStatistics(const absl::Status& status,
                                       inferd::core::FailureReason reason) {
   inferd::core::ModelStats* stats = io_->stats.get();
   times_.end = inferd::base::Clock::Real().NowNanos();
-  if (stats != nullptr) {
+  if (stats != nullptr && !uncounted_) {
     if (status.ok()) {
       stats->RecordSuccess(times_, batch_size_);
     } else {
@@ -150,32 +156,102 @@ void INFERD_Request::RecordStatistics(const absl::Status& status,
     }
   }
   execution_.reset();
-  if (stats != nullptr) stats->AddInFlight(-1);
+  if (stats != nullptr && !uncounted_) stats->AddInFlight(-1);
+}
+
+absl::StatusOr<inferd::core::InferResponse> INFERD_Request::TakeResponse(bool require_all) {
+  inferd::core::InferResponse response;
+  response.model_name = io_->model_name;
+  response.model_version = io_->model_version;
+  response.id = request_->id;
+  response.outputs.reserve(outputs_.size());
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (!outputs_[i]) {
+      if (!require_all) continue;
+      return absl::InternalError(absl::StrCat("model '", io_->model_name,
+                                              "' did not produce output '", output_names_[i], "'"));
+    }
+    response.outputs.push_back(std::move(*outputs_[i]));
+    outputs_[i].reset();
+  }
+  return response;
 }
 
 void INFERD_Request::Complete(absl::Status status, inferd::core::FailureReason reason) {
   if (completed_) return;
   completed_ = true;
-  inferd::core::InferResponse response;
-  if (status.ok()) {
-    response.model_name = io_->model_name;
-    response.model_version = io_->model_version;
-    response.id = request_->id;
-    response.outputs.reserve(outputs_.size());
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (!outputs_[i]) {
-        status = absl::InternalError(absl::StrCat(
-            "model '", io_->model_name, "' did not produce output '", output_names_[i], "'"));
-        reason = inferd::core::FailureReason::kBackend;
-        break;
-      }
-      response.outputs.push_back(std::move(*outputs_[i]));
-    }
-  }
-  RecordStatistics(status, reason);
+  absl::StatusOr<inferd::core::InferResponse> response;
   if (!status.ok()) {
-    on_complete_(std::move(status));
-    return;
+    response = std::move(status);
+  } else {
+    response = TakeResponse(/*require_all=*/!io_->decoupled);
+    if (!response.ok()) reason = inferd::core::FailureReason::kBackend;
+    // A decoupled model that ends without outputs sends the final flag alone.
+    if (response.ok() && io_->decoupled && response->outputs.empty()) response->flags_only = true;
   }
+  RecordStatistics(response.status(), reason);
   on_complete_(std::move(response));
+}
+
+absl::Status INFERD_Request::SendResponse(absl::Status error, bool final) {
+  if (!io_->decoupled) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("model '", io_->model_name,
+                     "' is not decoupled: it answers each request once, with RequestComplete "
+                     "(set model_transaction_policy { decoupled: true } to send several "
+                     "responses)"));
+  }
+  if (completed_) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "model '", io_->model_name, "' already sent the final response of this request"));
+  }
+  if (final) {
+    Complete(std::move(error));  // an error drops the outputs added so far
+    return absl::OkStatus();
+  }
+  absl::StatusOr<inferd::core::InferResponse> response;
+  if (error.ok()) {
+    response = TakeResponse(/*require_all=*/false);
+  } else {
+    for (auto& output : outputs_) output.reset();
+    response = std::move(error);
+  }
+  // Nobody takes intermediate responses (a warm-up request): dropped.
+  if (request_->on_partial_response) request_->on_partial_response(std::move(response));
+  return absl::OkStatus();
+}
+
+const std::string& INFERD_Request::ParametersJson() {
+  if (parameters_json_) return *parameters_json_;
+  rapidjson::StringBuffer buffer;
+  inferd::core::JsonWriter writer(buffer);
+  writer.StartObject();
+  for (const auto& [key, value] : request_->parameters) {
+    // Keys and strings that are not UTF-8 cannot be written as JSON: left out.
+    if (!simdjson::validate_utf8(key.data(), key.size())) continue;
+    if (const auto* text = std::get_if<std::string>(&value);
+        text != nullptr && !simdjson::validate_utf8(text->data(), text->size())) {
+      continue;
+    }
+    inferd::core::WriteKey(writer, key);
+    std::visit(
+        [&writer](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, bool>) {
+            writer.Bool(v);
+          } else if constexpr (std::is_same_v<T, int64_t>) {
+            writer.Int64(v);
+          } else if constexpr (std::is_same_v<T, uint64_t>) {
+            writer.Uint64(v);
+          } else if constexpr (std::is_same_v<T, double>) {
+            writer.Double(v);
+          } else {
+            inferd::core::WriteString(writer, v);
+          }
+        },
+        value);
+  }
+  writer.EndObject();
+  parameters_json_ = inferd::core::TakeString(buffer);
+  return *parameters_json_;
 }

@@ -32,6 +32,9 @@ struct ModelIO {
   std::string model_name;
   int64_t model_version = 0;
   int32_t max_batch_size = 0;
+  // model_transaction_policy { decoupled: true }: the backend may send any
+  // number of responses per request (INFERD_Request::SendResponse).
+  bool decoupled = false;
   std::vector<OutputSpec> outputs;
   // The version's statistics; every request records into them. Never null
   // for a loaded version (tests may leave it null).
@@ -74,13 +77,43 @@ struct INFERD_Request {
                          size_t shape_count, inferd::core::Buffer data);
   // Calls the callback with the response (status OK) or the error. Once
   // only; later calls are ignored. `reason` labels a failure in the metrics.
+  // For a decoupled model: the outputs added since the last SendResponse go
+  // as the final response; with none, a flags-only final response
+  // (InferResponse::flags_only), unless SendResponse already sent the
+  // final one, in which case Complete only releases the request.
   void Complete(absl::Status status,
                 inferd::core::FailureReason reason = inferd::core::FailureReason::kBackend);
+  // Decoupled models only: sends the outputs added since the last send as
+  // one response (or `error`, when not OK), to the request's
+  // on_partial_response, or as the final answer when `final` (the request
+  // is then answered: statistics are recorded and the InferCallback runs;
+  // the backend still hands the request back with Complete). Responses may
+  // carry any subset of the requested outputs. FailedPrecondition for a
+  // model that is not decoupled or after the final response.
+  absl::Status SendResponse(absl::Status error, bool final);
+  bool final_sent() const { return completed_; }
+  // The request's parameters as a JSON object, built on first use (ABI
+  // RequestParametersJson); valid while the request lives.
+  const std::string& ParametersJson();
 
   const inferd::core::InferRequest& request() const { return *request_; }
+  // For schedulers that add inputs the client does not send (sequence
+  // control tensors, implicit state) before the backend sees the request.
+  inferd::core::InferRequest& mutable_request() { return *request_; }
   const std::vector<std::string>& output_names() const { return output_names_; }
+  // The sequence batcher asks the backend for an output the client did not
+  // request (an implicit state's output_name, which ModelIO lists); the
+  // batcher takes it out of the response before the client sees it.
+  void AddOutputName(std::string name) {
+    output_names_.push_back(std::move(name));
+    outputs_.emplace_back();
+  }
   int64_t batch_size() const { return batch_size_; }
   const inferd::backends::ModelIO& io() const { return *io_; }
+  const std::shared_ptr<const inferd::backends::ModelIO>& shared_io() const { return io_; }
+  // A row the server made up (the sequence batcher's padding): not counted
+  // as a request in the statistics; its batch's execution still is.
+  void SetUncounted();
 
   // Scheduling facts the server validated: priority level asked for (0 =
   // the model's default) and the request's own queue timeout in µs (0 = none).
@@ -124,11 +157,16 @@ struct INFERD_Request {
   int64_t batch_size_;
   std::shared_ptr<const void> pin_;
   void RecordStatistics(const absl::Status& status, inferd::core::FailureReason reason);
+  // The outputs added so far as one response; `require_all` fails when one
+  // is missing (every response of a model that is not decoupled).
+  absl::StatusOr<inferd::core::InferResponse> TakeResponse(bool require_all);
 
   std::vector<std::optional<inferd::core::Tensor>> outputs_;  // by output_names_ index
   bool completed_ = false;
+  bool uncounted_ = false;
   uint64_t priority_ = 0;
   uint64_t timeout_micros_ = 0;
   inferd::core::RequestTimes times_;
   std::shared_ptr<inferd::backends::ExecutionRecord> execution_;
+  std::optional<std::string> parameters_json_;
 };

@@ -257,6 +257,74 @@ void InferResponseOutput(const INFERD_InferResponse* response, size_t index, con
 
 void InferResponseDelete(INFERD_InferResponse* response) { delete response; }
 
+INFERD_Error* RequestSendResponse(INFERD_Request* request, INFERD_Error* error, uint32_t flags) {
+  auto status = request->SendResponse(TakeError(error), (flags & INFERD_RESPONSE_FLAG_FINAL) != 0);
+  return status.ok() ? nullptr : NewError(status);
+}
+
+void RequestCorrelationId(const INFERD_Request* request, uint64_t* id, const char** string_id) {
+  uint64_t numeric = 0;
+  const char* text = nullptr;
+  const auto& parameters = request->request().parameters;
+  if (auto it = parameters.find("sequence_id"); it != parameters.end()) {
+    if (const auto* u = std::get_if<uint64_t>(&it->second)) numeric = *u;
+    if (const auto* i = std::get_if<int64_t>(&it->second); i != nullptr && *i > 0) {
+      numeric = static_cast<uint64_t>(*i);
+    }
+    if (const auto* s = std::get_if<std::string>(&it->second)) text = s->c_str();
+  }
+  if (id != nullptr) *id = numeric;
+  if (string_id != nullptr) *string_id = text;
+}
+
+const char* RequestParametersJson(const INFERD_Request* request) {
+  // Built lazily by the one thread that holds the request (calls about a
+  // request never overlap), so the cast does not race.
+  return const_cast<INFERD_Request*>(request)->ParametersJson().c_str();
+}
+
+void ServerInferAsyncDecoupled(INFERD_InferRequest* request, INFERD_InferResponseFn on_response,
+                               void* context) {
+  if (request != nullptr && request->request != nullptr) {
+    request->request->on_partial_response = [on_response,
+                                             context](absl::StatusOr<core::InferResponse> r) {
+      if (on_response == nullptr) return;
+      if (!r.ok()) {
+        on_response(context, nullptr, NewError(r.status()), 0);
+      } else {
+        on_response(context, new INFERD_InferResponse{std::move(*r)}, nullptr, 0);
+      }
+    };
+  }
+  struct Final {
+    INFERD_InferResponseFn on_response;
+    void* context;
+  };
+  // The final answer arrives through ServerInferAsync's completion; a
+  // flags-only final is the final flag with no response.
+  auto* final = new Final{on_response, context};
+  ServerInferAsync(
+      request,
+      [](void* raw, INFERD_InferResponse* response, INFERD_Error* error) {
+        std::unique_ptr<Final> final(static_cast<Final*>(raw));
+        if (response != nullptr && response->response.flags_only) {
+          delete response;
+          response = nullptr;
+        }
+        if (final->on_response == nullptr) {
+          delete response;
+          delete error;
+          return;
+        }
+        final->on_response(final->context, response, error, INFERD_RESPONSE_FLAG_FINAL);
+      },
+      final);
+}
+
+int32_t RequestIsCancelled(const INFERD_Request* request) {
+  return request != nullptr && request->IsCancelled() ? 1 : 0;
+}
+
 constexpr INFERD_ServerApi kApi = {
     sizeof(INFERD_ServerApi),
     INFERD_BACKEND_API_VERSION_MAJOR,
@@ -289,6 +357,11 @@ constexpr INFERD_ServerApi kApi = {
     &InferResponseOutputCount,
     &InferResponseOutput,
     &InferResponseDelete,
+    &RequestSendResponse,
+    &RequestCorrelationId,
+    &RequestParametersJson,
+    &ServerInferAsyncDecoupled,
+    &RequestIsCancelled,
 };
 
 }  // namespace

@@ -116,6 +116,9 @@ const INFERD_ServerApi kApi = {
     // ABI 1.3's calls to other models: the backends under test here make none.
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+    // ABI 1.4's decoupled responses, correlation id, parameters and
+    // cancellation: unused here.
+    nullptr, nullptr, nullptr, nullptr, nullptr,
 };
 
 }  // namespace

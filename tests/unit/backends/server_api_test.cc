@@ -101,13 +101,18 @@ class ServerApiCallsTest : public ::testing::Test {
   }
 };
 
-TEST_F(ServerApiCallsTest, TableHasEveryMinor3Member) {
-  EXPECT_EQ(api->version_minor, 3u);
-  EXPECT_GE(api->struct_size,
-            offsetof(INFERD_ServerApi, InferResponseDelete) + sizeof(api->InferResponseDelete));
+TEST_F(ServerApiCallsTest, TableHasEveryMemberUpToMinor4) {
+  EXPECT_EQ(api->version_minor, 4u);
+  EXPECT_GE(api->struct_size, offsetof(INFERD_ServerApi, RequestIsCancelled) +
+                                  sizeof(api->RequestIsCancelled));
   EXPECT_NE(api->ErrorCode, nullptr);
   EXPECT_NE(api->ServerInferAsync, nullptr);
   EXPECT_NE(api->InferResponseDelete, nullptr);
+  EXPECT_NE(api->RequestSendResponse, nullptr);
+  EXPECT_NE(api->RequestCorrelationId, nullptr);
+  EXPECT_NE(api->RequestParametersJson, nullptr);
+  EXPECT_NE(api->ServerInferAsyncDecoupled, nullptr);
+  EXPECT_NE(api->RequestIsCancelled, nullptr);
 }
 
 TEST_F(ServerApiCallsTest, RequestReachesTheSubmitterWithoutCopyingInputs) {

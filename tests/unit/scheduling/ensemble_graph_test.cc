@@ -71,6 +71,11 @@ const std::map<std::string, std::string>& ComposingTexts() {
         name: "flat" max_batch_size: 0
         input { name: "X" data_type: TYPE_FP32 dims: [4] }
         output { name: "Y" data_type: TYPE_FP32 dims: [4] })cfg"},
+      {"streamer", R"cfg(
+        name: "streamer" max_batch_size: 8
+        model_transaction_policy { decoupled: true }
+        input { name: "IMG" data_type: TYPE_FP32 dims: [4] }
+        output { name: "BOXES" data_type: TYPE_FP32 dims: [4] })cfg"},
   };
   return *texts;
 }
@@ -256,6 +261,13 @@ TEST(EnsembleGraphTest, UnknownComposingModel) {
   text = kChain;
   text.replace(text.find("\"pre\""), 5, "\"null\"");
   EXPECT_EQ(Problems(text), "step 1 ('null'): model 'null' is not loaded");
+}
+
+TEST(EnsembleGraphTest, DecoupledStepIsRefusedSayingWhatToDoInstead) {
+  std::string text = kChain;
+  text.replace(text.find("\"det\""), 5, "\"streamer\"");
+  EXPECT_THAT(Problems(text), HasSubstr("step 2 ('streamer'): model 'streamer' is decoupled"));
+  EXPECT_THAT(Problems(text), HasSubstr("exec(decoupled=True)"));
 }
 
 TEST(EnsembleGraphTest, InputMapKeyThatIsNotAnInput) {

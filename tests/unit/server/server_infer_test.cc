@@ -188,5 +188,49 @@ TEST_F(ServerInferTest, StopAnswersAcceptedRequestsThenRefusesNewOnes) {
   EXPECT_THAT(std::string(after.status().message()), HasSubstr("server is shutting down"));
 }
 
+
+// A decoupled model (docs/architecture.md, "Decoupled responses"): refused to
+// a caller that takes one response, served to one that takes many.
+class DecoupledServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::WriteFakeModel(
+        repo_.path(),
+        {"streamer", testing::FakeConfig(std::string(kSingleIO) +
+                                         "\nmodel_transaction_policy { decoupled: true }")});
+    auto server = Server::Create(TestOptions(repo_.path()));
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+  testing::TempDir repo_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(DecoupledServerTest, UnaryCallerIsRefusedWithThePayloadFrontendsReword) {
+  CallbackResult result;
+  server_->InferAsync(Request("streamer", {Int32("INPUT0", {4}, {1, 2, 3, 4})}),
+                      result.Callback());
+  const auto& response = result.Wait();
+  EXPECT_TRUE(absl::IsUnimplemented(response.status()));
+  EXPECT_THAT(std::string(response.status().message()), HasSubstr("'streamer' is decoupled"));
+  EXPECT_TRUE(response.status().GetPayload(core::kDecoupledRefusalPayload).has_value());
+  EXPECT_EQ(result.calls(), 1);
+}
+
+TEST_F(DecoupledServerTest, StreamingCallerGetsTheFinalResponseOnce) {
+  CallbackResult result;
+  int partial = 0;
+  auto request = Request("streamer", {Int32("INPUT0", {4}, {1, 2, 3, 4})});
+  request->on_partial_response = [&partial](absl::StatusOr<core::InferResponse>) { ++partial; };
+  server_->InferAsync(std::move(request), result.Callback());
+  const auto& response = result.Wait();
+  ASSERT_TRUE(response.ok()) << response.status();
+  // The fake backend completes with its outputs: one final response, no partials.
+  EXPECT_FALSE(response->flags_only);
+  EXPECT_THAT(testing::TensorValues<int32_t>(response->outputs[0]), ElementsAre(1, 2, 3, 4));
+  EXPECT_EQ(partial, 0);
+  EXPECT_EQ(result.calls(), 1);
+}
+
 }  // namespace
 }  // namespace inferd

@@ -183,3 +183,4 @@ fi
 setup_venv
 setup_perf_analyzer
 bash scripts/fetch_models.sh
+bash scripts/fetch_testdata.sh

@@ -4,7 +4,8 @@
 #
 #   make setup             Debian packages, ONNX Runtime, .venv, example models
 #   make build             release build: build/bin/inferd
-#   make serve             serve examples/models on ports 8000 (HTTP), 8001 (gRPC), 8002 (metrics)
+#   make serve             build the server and its backends only (no tests), then serve
+#                          examples/models on ports 8000 (HTTP), 8001 (gRPC), 8002 (metrics)
 #   make install           install the release build under PREFIX (default /usr/local; DESTDIR
 #                          is honoured): bin/inferd, lib/backends/, include/inferd/, lib/cmake/inferd/
 #   make test              unit + integration tests, release and ASan+UBSan builds
@@ -43,7 +44,7 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)
 FORMAT_DIRS := $(wildcard src include tests/unit bench examples)
 CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google, ColumnLimit: 100})
 
-.PHONY: setup build serve install test test-unit test-python test-integration asan asan-build \
+.PHONY: setup build build-serving serve install test test-unit test-python test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
         bench-lifecycle bench-backends bench-pipelines bench-scheduler tsan tsan-build format clean
 
@@ -54,9 +55,15 @@ build: setup
 	cmake --preset release
 	cmake --build --preset release
 
+# Only what serving needs (the `serving` target: server and backends), not the
+# test binaries; `make build` and `make test` build everything.
+build-serving: setup
+	cmake --preset release
+	cmake --build --preset release --target serving
+
 # Python models run on Debian's python3 (with python3-numpy, from setup) unless
 # INFERD_PYTHON names another interpreter.
-serve: build
+serve: build-serving
 	INFERD_PYTHON="$${INFERD_PYTHON:-$$(command -v /usr/bin/python3 || command -v python3)}" \
 	  build/bin/inferd serve --model-repository examples/models
 

@@ -35,6 +35,16 @@ foreach(_backend onnxruntime pytorch python)
   endif()
 endforeach()
 
+# What `make serve` builds: the server and the backends examples/models uses,
+# neither tests nor benchmarks, so a newcomer's first start takes minutes.
+add_custom_target(serving)
+add_dependencies(serving inferd)
+foreach(_backend onnxruntime pytorch python)
+  if(TARGET inferd_${_backend})
+    add_dependencies(serving inferd_${_backend})
+  endif()
+endforeach()
+
 install(EXPORT inferdTargets NAMESPACE inferd:: DESTINATION ${INFERD_INSTALL_CMAKE_DIR})
 
 file(STRINGS ${PROJECT_SOURCE_DIR}/include/inferd/backend.h _abi_major

@@ -28,21 +28,17 @@ the method and the columns).
         formed batch (rounded).
       One JSON per repeat and part.
   streaming.py summarize DIR --out FILE --meta K=V ...
-      The markdown tables from DIR's JSON files.
+      The markdown tables from DIR's JSON files (bench/streaming_report.py).
 """
 import argparse
 import csv
-import glob
 import http.client
 import json
-import multiprocessing
 import os
-import queue
 import shutil
 import signal
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -51,11 +47,8 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "silero_vad"))
 from backend_overhead import wait_models  # noqa: E402  (models READY or their reasons)
 from lifecycle_bench import Server, percentile  # noqa: E402  (pinned inferd, nearest rank)
 from pipelines import core_ticks, process_tree_seconds  # noqa: E402  (/proc figures)
-from report import fmt, write_report  # noqa: E402  (median (min–max) †)
+from streaming_clients import REPEAT, VAD, Clients  # noqa: E402  (tritonclient processes)
 
-SEED = 42
-VAD = "silero_vad"
-REPEAT = "repeat_int32"
 REPEAT_RESPONSES = (1, 16)
 STREAM_TARGETS = {
     "unary": ("simple", "unary gRPC calls to simple, one at a time"),
@@ -64,7 +57,6 @@ STREAM_TARGETS = {
     **{f"repeat_{n}": (REPEAT, f"repeat_int32 (decoupled) over one stream, {n} response(s) per request")
        for n in REPEAT_RESPONSES},
 }
-WINDOWS = {"stream": 1, "stream_w8": 8}
 
 
 def log(text):
@@ -105,208 +97,6 @@ def vad_input_data(path):
     with open(path, "w") as f:
         json.dump({"data": streams}, f)
     return sum(len(s) for s in streams) / len(streams)
-
-
-# --- tritonclient processes ---------------------------------------------------------------------
-
-
-class StreamCaller:
-    """One gRPC channel: unary calls, or one stream with `window` requests in flight.
-    call_window() runs a closed loop for a window and returns what it did."""
-
-    def __init__(self, url):
-        import numpy as np
-        import tritonclient.grpc as grpcclient
-        self.np, self.grpc = np, grpcclient
-        self.client = grpcclient.InferenceServerClient(url)
-        rng = np.random.default_rng(SEED)
-        self.simple = []
-        for name in ("INPUT0", "INPUT1"):
-            tensor = grpcclient.InferInput(name, [1, 16], "INT32")
-            tensor.set_data_from_numpy(rng.integers(0, 100, (1, 16), dtype=np.int32))
-            self.simple.append(tensor)
-        self.answers = queue.Queue()
-        self.streaming = False
-        self.counter = 0
-
-    def repeat_inputs(self, n):
-        tensor = self.grpc.InferInput("IN", [n], "INT32")
-        tensor.set_data_from_numpy(self.np.arange(n, dtype=self.np.int32))
-        return [tensor]
-
-    def start_stream(self):
-        if not self.streaming:
-            self.client.start_stream(callback=lambda result, error: self.answers.put((time.monotonic_ns(), result, error)))
-            self.streaming = True
-
-    def window(self, target, start_at, duration):
-        clock = time.monotonic_ns
-        while time.monotonic() < start_at:
-            time.sleep(0.0005)
-        deadline = int((start_at + duration) * 1e9)
-        out = {"requests": 0, "responses": 0, "latencies": [], "errors": 0, "error_texts": set()}
-        if target == "unary":
-            while True:
-                t0 = clock()
-                if t0 >= deadline:
-                    break
-                try:
-                    self.client.infer("simple", self.simple)
-                except Exception as e:  # noqa: BLE001  counted, not fatal
-                    out["errors"] += 1
-                    out["error_texts"].add(str(e).strip()[:200])
-                    continue
-                t1 = clock()
-                if t1 <= deadline:
-                    out["requests"] += 1
-                    out["responses"] += 1
-                    out["latencies"].append((t1 - t0) / 1e3)
-            return out
-        self.start_stream()
-        if target.startswith("repeat_"):
-            model, per_request, window = REPEAT, int(target.split("_")[1]), 1
-            inputs = self.repeat_inputs(per_request)
-        else:
-            model, per_request, window = "simple", 1, WINDOWS[target]
-            inputs = self.simple
-        pending = {}  # request id -> (sent at, responses still due)
-
-        def send():
-            self.counter += 1
-            rid = str(self.counter)
-            pending[rid] = [clock(), per_request]
-            self.client.async_stream_infer(model, inputs, request_id=rid)
-
-        for _ in range(window):
-            send()
-        while pending:
-            at, result, error = self.answers.get(timeout=60)
-            if error is not None:
-                out["errors"] += 1
-                out["error_texts"].add(str(error).strip()[:200])
-                # an error answers its request (the id travels with it when there is one)
-                rid = next(iter(pending))
-                pending.pop(rid)
-            else:
-                rid = result.get_response().id
-                entry = pending[rid]
-                entry[1] -= 1
-                if at <= deadline:
-                    out["responses"] += 1
-                if entry[1] > 0:
-                    continue
-                pending.pop(rid)
-                if at <= deadline:
-                    out["requests"] += 1
-                    out["latencies"].append((at - entry[0]) / 1e3)
-            if clock() < deadline:
-                send()
-        return out
-
-    def vad_window(self, chunks, start_at, duration, state):
-        """One VAD stream (sequences over the recordings, one chunk in flight) for a
-        window; the open sequence is ended afterwards (an extra chunk, not counted)."""
-        self.start_stream()
-        clock = time.monotonic_ns
-        while time.monotonic() < start_at:
-            time.sleep(0.0005)
-        deadline = int((start_at + duration) * 1e9)
-        out = {"requests": 0, "responses": 0, "latencies": [], "errors": 0, "error_texts": set()}
-        while True:
-            t0 = clock()
-            if t0 >= deadline:
-                break
-            recording, position = state["recording"], state["position"]
-            if position == 0:
-                state["sequence"] += 1
-            chunk = chunks[recording][position]
-            last = position == len(chunks[recording]) - 1
-            self._vad_send(chunk, state["sequence"], position == 0, last)
-            at, result, error = self.answers.get(timeout=60)
-            if error is not None:
-                out["errors"] += 1
-                out["error_texts"].add(str(error).strip()[:200])
-            elif at <= deadline:
-                out["requests"] += 1
-                out["responses"] += 1
-                out["latencies"].append((at - t0) / 1e3)
-            state["position"] = 0 if last else position + 1
-            if last:
-                state["recording"] = (recording + 1) % len(chunks)
-        if state["position"] > 0:  # end the open sequence so that it frees its slot
-            self._vad_send(self.np.zeros(len(chunks[0][0]), self.np.float32), state["sequence"], False, True)
-            self.answers.get(timeout=60)
-            state["position"] = 0
-        return out
-
-    def _vad_send(self, chunk, sequence, start, end):
-        tensor = self.grpc.InferInput("audio", [1, chunk.size], "FP32")
-        tensor.set_data_from_numpy(chunk.reshape(1, -1))
-        self.client.async_stream_infer(VAD, [tensor], sequence_id=sequence, sequence_start=start,
-                                       sequence_end=end)
-
-    def close(self):
-        if self.streaming:
-            self.client.stop_stream()
-        self.client.close()
-
-
-def worker_main(connection, index, client_core, url):
-    os.sched_setaffinity(0, {client_core})
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
-    caller = StreamCaller(url)
-    vad_chunks, vad_state = None, {"recording": index % 3, "position": 0, "sequence": (index + 1) * 10**9}
-    while True:
-        command = connection.recv()
-        if command is None:
-            break
-        target, start_at, duration = command
-        if target == "vad":
-            if vad_chunks is None:
-                import vad_core
-                vad_chunks = [vad_core.chunks(vad_core.recording(n)[0]) for n in vad_core.RECORDINGS]
-            out = caller.vad_window(vad_chunks, start_at, duration, vad_state)
-        else:
-            out = caller.window(target, start_at, duration)
-        out["error_texts"] = sorted(out["error_texts"])[:3]
-        connection.send(out)
-    caller.close()
-
-
-class Clients:
-    """C client processes on the client core, each with its own channel."""
-
-    def __init__(self, count, client_core, url):
-        context = multiprocessing.get_context("spawn")
-        self.connections, self.processes = [], []
-        for i in range(count):
-            mine, theirs = context.Pipe()
-            process = context.Process(target=worker_main, args=(theirs, i, client_core, url), daemon=True)
-            process.start()
-            self.connections.append(mine)
-            self.processes.append(process)
-
-    def run(self, target, concurrency, duration):
-        start_at = time.monotonic() + 0.05
-        used = self.connections[:concurrency]
-        for c in used:
-            c.send((target, start_at, duration))
-        parts = [c.recv() for c in used]
-        return {"requests": sum(p["requests"] for p in parts), "responses": sum(p["responses"] for p in parts),
-                "latencies": [v for p in parts for v in p["latencies"]], "seconds": duration,
-                "errors": sum(p["errors"] for p in parts),
-                "error_texts": sorted({t for p in parts for t in p["error_texts"]})}
-
-    def close(self):
-        for c in self.connections:
-            try:
-                c.send(None)
-            except OSError:
-                pass
-        for p in self.processes:
-            p.join(10)
-            if p.is_alive():
-                p.terminate()
 
 
 # --- measuring -------------------------------------------------------------------------------------
@@ -528,178 +318,6 @@ def run(args):
         json.dump(notes, f)
 
 
-# --- summarize ---------------------------------------------------------------------------------
-
-
-def load(directory, part):
-    runs = []
-    for path in sorted(glob.glob(os.path.join(directory, f"{part}_*.json"))):
-        try:
-            with open(path) as f:
-                runs.append(json.load(f))
-        except (OSError, json.JSONDecodeError):
-            pass
-    return runs
-
-
-def each(repeats, fn):
-    values = []
-    for r in repeats:
-        try:
-            v = fn(r)
-        except (KeyError, TypeError, ZeroDivisionError, StopIteration, IndexError):
-            continue
-        if v is not None:
-            values.append(v)
-    return values
-
-
-def cell(r, **match):
-    return next(x for x in r["runs"] if all(x.get(k) == v for k, v in match.items()) and "error" not in x)
-
-
-def inproc(r, batch):
-    return next(x for x in r["inprocess"]["runs"] if x["batch"] == batch)
-
-
-def stream_tables(repeats):
-    concurrencies = sorted({x["concurrency"] for r in repeats for x in r["runs"]})
-    text = ["", "### perf_analyzer (C++ client): simple, unary gRPC against a gRPC stream", "",
-            "| conc. | unary infer/s | stream infer/s | stream ÷ unary | unary p50 µs | stream p50 µs "
-            "| unary p99 µs | stream p99 µs |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for c in concurrencies:
-        def pa(r, mode, key, c=c):
-            return cell(r, client="perf_analyzer", target=mode, concurrency=c)[key]
-        text.append(f"| {c} | {fmt(each(repeats, lambda r: pa(r, 'unary', 'per_s')))} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'per_s')))} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'per_s') / pa(r, 'unary', 'per_s')), 2, '×')} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'unary', 'p50_us')))} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'p50_us')))} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'unary', 'p99_us')))} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'p99_us')))} |")
-    text += ["", "### tritonclient (Python): responses per second, streams against unary calls", "",
-             "C client processes, each its own channel; a request's latency runs from its send to its "
-             "last response. ÷ unary: responses/s against `unary` at the same concurrency, same repeat.",
-             "", "| target | what | conc. | requests/s | responses/s | ÷ unary | p50 µs | p99 µs "
-             "| client core busy | errors |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    targets = [t for t in STREAM_TARGETS if any(x.get("target") == t and x["client"] == "tritonclient"
-                                                 for r in repeats for x in r["runs"])]
-    for t in targets:
-        for c in concurrencies:
-            def tc(r, key, target=t, c=c):
-                return cell(r, client="tritonclient", target=target, concurrency=c)[key]
-            text.append(
-                f"| {t} | {STREAM_TARGETS[t][1]} | {c} | {fmt(each(repeats, lambda r: tc(r, 'requests_per_s')))} "
-                f"| {fmt(each(repeats, lambda r: tc(r, 'responses_per_s')))} "
-                f"| {fmt(each(repeats, lambda r: tc(r, 'responses_per_s') / tc(r, 'responses_per_s', 'unary')), 2, '×')} "
-                f"| {fmt(each(repeats, lambda r: tc(r, 'p50_us')))} | {fmt(each(repeats, lambda r: tc(r, 'p99_us')))} "
-                f"| {fmt(each(repeats, lambda r: tc(r, 'client_core_busy') * 100), 0, ' %')} "
-                f"| {sum(each(repeats, lambda r: tc(r, 'errors')))} |")
-    return text
-
-
-def vad_tables(repeats):
-    streams = sorted({x["streams"] for r in repeats for x in r["runs"] if x["client"] == "perf_analyzer"})
-    rtf = 0.032  # seconds of audio per chunk
-
-    def pa(r, s, key):
-        return cell(r, client="perf_analyzer", streams=s)[key]
-
-    text = ["", "### (b) Real-time factor: audio seconds answered per wall second, all streams together", "",
-            "Served: perf_analyzer in sequence mode over gRPC streams, one chunk in flight per stream. "
-            "In-process: bench/vad_inprocess.py, the S streams as one batch (what a program that "
-            "batches its streams itself gets on the server's core) and one stream at batch 1. "
-            "Ratios per repeat.", "",
-            "| streams S | served RTF | per stream | chunk p50 ms | chunk p99 ms | formed batch "
-            "| in-process RTF, batch S | in-process RTF, batch 1 | served ÷ in-process (batch S) "
-            "| served ÷ in-process (batch 1) |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for s in streams:
-        text.append(
-            f"| {s} | {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf), 0, '×')} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf / s), 1, '×')} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'p50_us') / 1e3), 2)} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'p99_us') / 1e3), 2)} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'formed_batch')), 1)} "
-            f"| {fmt(each(repeats, lambda r: inproc(r, s)['rtf']), 0, '×')} "
-            f"| {fmt(each(repeats, lambda r: inproc(r, 1)['rtf']), 0, '×')} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf / inproc(r, s)['rtf']), 2, '×')} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf / inproc(r, 1)['rtf']), 2, '×')} |")
-    py = each(repeats, lambda r: cell(r, client="tritonclient", streams=1))
-    if py:
-        text += ["", "One tritonclient stream (Python, as the README's client sends it, one chunk in flight): "
-                 f"RTF {fmt([x['responses_per_s'] * rtf for x in py], 0, '×')}, chunk p50 "
-                 f"{fmt([x['p50_us'] / 1e3 for x in py], 2)} ms, p99 {fmt([x['p99_us'] / 1e3 for x in py], 2)} ms, "
-                 f"client core busy {fmt([x['client_core_busy'] * 100 for x in py], 0, ' %')}, "
-                 f"errors {sum(x['errors'] for x in py)}."]
-    text += ["", "### (c) Sequence batching (`oldest`) against in-process at the formed batch", "",
-             "Formed batch = inferences ÷ executions from GET /v2/models/silero_vad/stats over the run; "
-             "in-process at that batch size rounded (same repeat). Served compute input / infer / output: "
-             "the server's statistics per request, each request of a batch recording its batch's times "
-             "(so they are per execution): gathering the inputs and states, the model call, scattering "
-             "the outputs and states; wall time on the server's core, which the gRPC threads share. CPU per chunk: inferd's user + system time over the run ÷ chunks; in-process: one "
-             "thread's wall time ÷ chunks.", "",
-             "| streams S | formed batch | served chunks/s | in-process chunks/s at that batch "
-             "| served ÷ in-process | served compute input / infer / output µs | in-process call µs p50 "
-             "| inferd CPU µs per chunk | in-process µs per chunk |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for s in streams:
-        def at_formed(r, s=s):
-            return inproc(r, max(1, round(pa(r, s, "formed_batch"))))
-        text.append(
-            f"| {s} | {fmt(each(repeats, lambda r: pa(r, s, 'formed_batch')), 1)} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s')))} "
-            f"| {fmt(each(repeats, lambda r: at_formed(r)['chunks_per_s']))} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') / at_formed(r)['chunks_per_s']), 2, '×')} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'compute_input_us')))} / "
-            f"{fmt(each(repeats, lambda r: pa(r, s, 'compute_infer_us')))} / "
-            f"{fmt(each(repeats, lambda r: pa(r, s, 'compute_output_us')))} "
-            f"| {fmt(each(repeats, lambda r: at_formed(r)['call_p50_us']))} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'server_cpu_s') * 1e6 / pa(r, s, 'inferences')))} "
-            f"| {fmt(each(repeats, lambda r: 1e6 / at_formed(r)['chunks_per_s']))} |")
-    return text
-
-
-def notes_list(directory, parts):
-    notes = []
-    try:
-        with open(os.path.join(directory, "notes.json")) as f:
-            notes += json.load(f)
-    except (OSError, json.JSONDecodeError):
-        pass
-    for repeats in parts:
-        for r in repeats:
-            notes += r.get("notes", [])
-            for x in r["runs"]:
-                where = f"{x['client']} {x.get('target', VAD)} " + (
-                    f"c={x['concurrency']}" if "concurrency" in x else f"streams={x['streams']}")
-                if "error" in x:
-                    notes.append(f"{where}: {x['error']}")
-                notes += [f"{where}: {e}" for e in x.get("error_texts", [])]
-            if "error" in r.get("inprocess", {}):
-                notes.append(f"vad_inprocess: {r['inprocess']['error']}")
-            notes += [f"server log: {w}" for w in r.get("log_warnings", [])]
-    notes = list(dict.fromkeys(notes))
-    return ["", "Notes:", ""] + [f"- {n}" for n in notes] if notes else []
-
-
-def summarize(directory, out, meta):
-    info = dict(kv.split("=", 1) for kv in meta)
-    text = [f"# inferd streaming benchmark (gRPC streams, decoupled, Silero VAD sequences), {info.get('date', '?')}", ""]
-    text += [f"- {k}: {v}" for k, v in info.items() if k != "date"]
-    text += ["", "Figures: median (min–max) over the repeats; † = spread over 10 % of the median. Ratios "
-             "are computed per repeat (conditions of the same repeat), then median (min–max)."]
-    stream, vad = load(directory, "stream"), load(directory, "vad")
-    if stream:
-        text += ["", f"## (a) Responses per second: gRPC streams against unary calls ({len(stream)} repeat(s))"]
-        text += stream_tables(stream)
-    if vad:
-        text += ["", f"## Silero VAD streams ({len(vad)} repeat(s))"]
-        text += vad_tables(vad)
-    if not stream and not vad:
-        text += ["", "No repeat finished: no figures."]
-    text += notes_list(directory, [stream, vad])
-    write_report(text, out)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -734,6 +352,7 @@ def main():
             parser.error(f"unknown part(s) {bad}: stream, vad")
         run(args)
     else:
+        from streaming_report import summarize
         summarize(args.directory, args.out, args.meta)
 
 

@@ -88,7 +88,8 @@ ServerMetadata Server::Metadata() const {
       options_.server_name,
       INFERD_VERSION,
       {"binary_tensor_data", "model_configuration", "model_repository",
-       "model_repository(unload_dependents)", "parameters", "schedule_policy", "statistics"}};
+       "model_repository(unload_dependents)", "parameters", "schedule_policy", "statistics",
+       "system_shared_memory"}};
 }
 
 absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model,

@@ -22,6 +22,7 @@
 #include "core/model_stats.h"
 #include "core/shape.h"
 #include "server/server_options.h"
+#include "server/shared_memory_registry.h"
 
 namespace inference {
 class ModelConfig;
@@ -101,6 +102,10 @@ class Server final : public core::InferenceSubmitter {
   bool IsReady() const;
   ServerMetadata Metadata() const;
 
+  // The system shared-memory regions clients registered, shared by every
+  // frontend (docs/api.md, "Shared memory"). Thread-safe.
+  SharedMemoryRegistry& shared_memory() const { return *shared_memory_; }
+
   // `version` is a decimal string or empty (newest ready version).
   // NotFound: unknown model or version. Unavailable: known but not ready.
   absl::StatusOr<ModelMetadata> GetModelMetadata(std::string_view model,
@@ -171,6 +176,9 @@ class Server final : public core::InferenceSubmitter {
   void WaitForClientRequests(std::chrono::milliseconds timeout);
 
   const ServerOptions options_;
+  // Before models_, so destroyed after it (leases would keep regions alive anyway).
+  const std::unique_ptr<SharedMemoryRegistry> shared_memory_ =
+      std::make_unique<SharedMemoryRegistry>();
   std::unique_ptr<lifecycle::ModelManager> models_;
   std::atomic<bool> shutting_down_{false};
   std::atomic<bool> stopping_{false};

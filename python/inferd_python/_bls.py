@@ -82,9 +82,66 @@ class _AsyncWaiter:
             pass
 
 
-def _resolve(future: asyncio.Future, response: InferenceResponse) -> None:
+def _resolve(future: asyncio.Future, response: Any) -> None:
     if not future.done():
         future.set_result(response)
+
+
+class ResponseIterator:
+    """The responses of exec(decoupled=True), in the order the target sent
+    them, each as it arrives (iterating blocks until the next one). The
+    last one ends the call; it is an empty response when the target sent
+    the final flag alone. Once all have arrived, iterating again starts over
+    (as Triton's does)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition(threading.Lock())
+        self._responses: list[InferenceResponse] = []
+        self._finished = False
+        self._index = 0
+
+    def _deliver(self, response: InferenceResponse, final: bool) -> None:
+        with self._lock:
+            self._responses.append(response)
+            self._finished = self._finished or final
+            self._lock.notify_all()
+
+    def __iter__(self) -> "ResponseIterator":
+        with self._lock:
+            if self._finished and self._index >= len(self._responses):
+                self._index = 0
+        return self
+
+    def __next__(self) -> InferenceResponse:
+        with self._lock:
+            while self._index >= len(self._responses) and not self._finished:
+                self._lock.wait()
+            if self._index >= len(self._responses):
+                raise StopIteration
+            response = self._responses[self._index]
+            self._index += 1
+            return response
+
+
+class _StreamWaiter:
+    """Feeds the iterator of a decoupled call; for async_exec, also resolves
+    the future with the iterator at the first response."""
+
+    __slots__ = ("iterator", "_loop", "future")
+
+    def __init__(self, loop: Optional[asyncio.AbstractEventLoop]) -> None:
+        self.iterator = ResponseIterator()
+        self._loop = loop
+        self.future = loop.create_future() if loop is not None else None
+
+    def deliver(self, response: InferenceResponse, final: bool) -> None:
+        first = not self.iterator._responses
+        self.iterator._deliver(response, final)
+        if first and self._loop is not None:
+            try:
+                self._loop.call_soon_threadsafe(_resolve, self.future, self.iterator)
+            except RuntimeError:  # the loop is closed: nobody awaits this any more
+                pass
 
 
 class BlsClient:
@@ -125,24 +182,30 @@ class BlsClient:
 
     # -- the model's side -------------------------------------------------------
 
-    def call(self, request: Any) -> InferenceResponse:
-        """exec(): sends and waits for the response."""
+    def call(self, request: Any, decoupled: bool = False) -> Any:
+        """exec(): sends and waits for the response (decoupled: returns the
+        iterator over the responses at once)."""
+        if decoupled:
+            stream = _StreamWaiter(None)
+            self._send(request, stream, True)
+            return stream.iterator
         waiter = _SyncWaiter()
-        self._send(request, waiter)
+        self._send(request, waiter, False)
         return waiter.wait()
 
-    def call_async(self, request: Any) -> "asyncio.Future[InferenceResponse]":
-        """async_exec(): sends now; the future resolves on the running loop."""
+    def call_async(self, request: Any, decoupled: bool = False) -> "asyncio.Future[Any]":
+        """async_exec(): sends now; the future resolves on the running loop
+        (decoupled: with the iterator, at the first response)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             raise TritonModelException(
                 "async_exec() needs a running asyncio event loop: await it inside 'async def execute'") from None
-        waiter = _AsyncWaiter(loop)
-        self._send(request, waiter)
+        waiter = _StreamWaiter(loop) if decoupled else _AsyncWaiter(loop)
+        self._send(request, waiter, decoupled)
         return waiter.future
 
-    def _send(self, request: Any, waiter: Any) -> None:
+    def _send(self, request: Any, waiter: Any, decoupled: bool) -> None:
         with self._lock:
             if not self._open:
                 raise TritonModelException(
@@ -152,7 +215,7 @@ class BlsClient:
                 payload = protocol.encode_bls_request(
                     call_id, request._model_name, request._model_version, request._timeout,
                     request._wire_parameters(), request._requested_output_names, request._inputs,
-                    self._region_of(), self._arena)
+                    self._region_of(), self._arena, decoupled)
             except (TypeError, ValueError, OverflowError) as error:
                 raise TritonModelException(f"the BLS request cannot be sent: {error}") from error
             self._pending[call_id] = waiter
@@ -182,19 +245,27 @@ class BlsClient:
             if message.type != protocol.BLS_RESPONSE or message.fd is not None:
                 _die(f"protocol error: message type {message.type} while BLS calls are outstanding", 1)
             call_id = protocol.bls_response_id(message.payload)
-            with self._lock:
-                waiter = self._pending.pop(call_id, None)
-            if waiter is None:
-                _die(f"protocol error: BLS_RESPONSE for call {call_id}, which is not outstanding", 1)
             try:
-                _, error, outputs = protocol.decode_bls_response(message.payload, self._region_of())
-                response = InferenceResponse._from_bls(outputs, None if error is None else _error(*error))
+                _, flags, error, outputs = protocol.decode_bls_response(message.payload, self._region_of())
+                response = InferenceResponse._from_bls(outputs or [], None if error is None else _error(*error))
+                final = bool(flags & protocol.FLAG_FINAL)
             except protocol.ProtocolError as problem:
                 response = InferenceResponse._from_bls([], TritonError(str(problem), TritonError.INTERNAL))
-            waiter.deliver(response)
+                final = True
             with self._lock:
-                if not self._pending:
-                    self._lock.notify_all()  # end() may be waiting
+                waiter = self._pending.pop(call_id, None) if final else self._pending.get(call_id)
+            if waiter is None:
+                _die(f"protocol error: BLS_RESPONSE for call {call_id}, which is not outstanding", 1)
+            if isinstance(waiter, _StreamWaiter):
+                waiter.deliver(response, final)
+            elif final:
+                waiter.deliver(response)
+            else:
+                _die(f"protocol error: a BLS_RESPONSE without the final flag for call {call_id}, not decoupled", 1)
+            if final:
+                with self._lock:
+                    if not self._pending:
+                        self._lock.notify_all()  # end() may be waiting
 
 
 def _error(code: int, message: str) -> TritonError:

@@ -25,6 +25,13 @@ def get_output_config_by_name(model_config: dict, name: str) -> Optional[dict]:
     return _find_by_name(model_config.get("output"), name)
 
 
+def using_decoupled_model_transaction_policy(model_config: dict) -> bool:
+    """Whether the parsed model config sets model_transaction_policy
+    { decoupled: true }: the model answers through response senders."""
+    policy = model_config.get("model_transaction_policy") or {}
+    return bool(policy.get("decoupled", False))
+
+
 def _dims(value: Any) -> list[int]:
     """Dims as ints: the config JSON may spell int64 values as strings."""
     return [int(d) for d in value or ()]

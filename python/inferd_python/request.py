@@ -36,7 +36,7 @@ class InferenceRequest:
     """
 
     __slots__ = ("_inputs", "_requested_output_names", "_model_name", "_request_id", "_correlation_id",
-                 "_flags", "_model_version", "_timeout", "_parameters")
+                 "_flags", "_model_version", "_timeout", "_parameters", "_server_id", "_raw_parameters", "_state")
 
     def __init__(
         self,
@@ -80,21 +80,28 @@ class InferenceRequest:
         self._model_version = model_version
         self._timeout = timeout
         self._parameters = _parameters_dict(parameters)
+        self._server_id = None
+        self._raw_parameters = None
+        self._state = None
 
     @classmethod
-    def _from_server(cls, inputs: list[Tensor], requested_output_names: list[str]) -> "InferenceRequest":
-        """A request decoded from EXECUTE; skips __init__ because this is the
-        per-request hot path."""
+    def _from_server(cls, request_id: int, inputs: list[Tensor], requested_output_names: list[str],
+                     parameters: str = "{}", correlation_id: Union[int, str] = 0) -> "InferenceRequest":
+        """A request decoded from EXECUTE (`request_id` is the server's, for
+        RESPONSE); skips __init__ because this is the per-request hot path."""
         request = cls.__new__(cls)
         request._inputs = inputs
         request._requested_output_names = requested_output_names
         request._model_name = ""
         request._request_id = ""
-        request._correlation_id = 0
-        request._flags = 0
+        request._correlation_id = correlation_id
+        request._flags = None  # from the parameters, when asked
         request._model_version = -1
         request._timeout = 0
         request._parameters = None
+        request._server_id = request_id
+        request._raw_parameters = parameters
+        request._state = None
         return request
 
     def inputs(self) -> list[Tensor]:
@@ -112,12 +119,21 @@ class InferenceRequest:
         return self._request_id
 
     def correlation_id(self) -> Union[int, str]:
-        """The sequence correlation id (0: inferd has no sequence batching
-        for Python models)."""
+        """The sequence correlation id the client sent (the `sequence_id`
+        parameter): an int, or a str for a string id; 0 outside a sequence."""
         return self._correlation_id
 
     def flags(self) -> int:
-        """Sequence flags (TRITONSERVER_REQUEST_FLAG_*)."""
+        """Sequence flags (TRITONSERVER_REQUEST_FLAG_SEQUENCE_START / _END)."""
+        if self._flags is None:
+            flags = 0
+            if self._raw_parameters != "{}":
+                given = _json_object(self._raw_parameters)
+                if given.get("sequence_start") is True:
+                    flags |= _SEQUENCE_START
+                if given.get("sequence_end") is True:
+                    flags |= _SEQUENCE_END
+            self._flags = flags
         return self._flags
 
     def timeout(self) -> int:
@@ -133,37 +149,65 @@ class InferenceRequest:
         return self._model_version
 
     def parameters(self) -> str:
-        """The request parameters as JSON text ("{}": none; the server does
-        not pass a client's parameters to Python models yet)."""
-        return json.dumps(self._parameters) if self._parameters else "{}"
+        """The request parameters as JSON text, as Triton gives them: the
+        client's parameters without those the server itself acts on
+        (sequence_id, sequence_start, sequence_end, priority, timeout,
+        binary_data_output); "{}" when none."""
+        if self._raw_parameters is not None:
+            if self._raw_parameters == "{}":
+                return "{}"
+            given = _json_object(self._raw_parameters)
+            return json.dumps({key: value for key, value in given.items() if key not in _SERVER_PARAMETERS},
+                              separators=(",", ":"))
+        return json.dumps(self._parameters, separators=(",", ":")) if self._parameters else "{}"
 
     def is_cancelled(self) -> bool:
-        """Whether the client cancelled the request (never seen here)."""
-        return False
+        """Whether the client cancelled the request (asks the server; False
+        for a request the model built itself)."""
+        if self._server_id is None:
+            return False
+        from . import _responses
+        channel = _responses.channel()
+        return channel.is_cancelled(self._server_id) if channel is not None else False
 
     def get_response_sender(self) -> Any:
-        """Decoupled models send responses through this in Triton."""
-        raise TritonModelException("decoupled models (get_response_sender) are not supported by inferd")
+        """The InferenceResponseSender of this request: the way a decoupled
+        model answers (any number of responses, the last with
+        pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL), and an ordinary
+        model's alternative to returning its one response."""
+        if self._server_id is None:
+            raise TritonModelException(
+                "get_response_sender() works only on the requests execute() receives, not on BLS requests")
+        from . import _responses
+        if self._state is None:
+            channel = _responses.channel()
+            if channel is None:
+                raise TritonModelException("response senders work only inside the inferd Python worker")
+            self._state = _responses._ResponseState(channel, self._server_id, self._requested_output_names)
+        return _responses.InferenceResponseSender(self._state)
 
     def exec(self, decoupled: bool = False) -> Any:
         """Runs this request on model `model_name` and waits for the
         InferenceResponse. A failure (unknown model, bad inputs, timeout) is
-        a response whose has_error() is true, never an exception."""
-        self._check_bls(decoupled)
+        a response whose has_error() is true, never an exception.
+
+        decoupled=True (for a decoupled target) returns an iterator over its
+        responses as they arrive; the last one ends the call, and is empty
+        when the target sent the final flag alone."""
+        self._check_bls()
         from . import _bls
-        return _bls.client().call(self)
+        return _bls.client().call(self, decoupled)
 
     def async_exec(self, decoupled: bool = False) -> Awaitable[Any]:
         """Sends this request now and returns an awaitable of its
-        InferenceResponse, for `async def execute`: several may be
-        outstanding at once (asyncio.gather)."""
-        self._check_bls(decoupled)
+        InferenceResponse (with decoupled=True: of the iterator over its
+        responses, once the first arrived), for `async def execute`: several
+        may be outstanding at once (asyncio.gather)."""
+        self._check_bls()
         from . import _bls
-        return _bls.client().call_async(self)
+        return _bls.client().call_async(self, decoupled)
 
-    def _check_bls(self, decoupled: bool) -> None:
-        if decoupled:
-            raise TritonModelException("decoupled BLS (exec(decoupled=True)) is not supported by inferd")
+    def _check_bls(self) -> None:
         if not self._model_name:
             raise TritonModelException("a BLS request needs model_name: build one with InferenceRequest(model_name=...)")
 
@@ -180,6 +224,21 @@ class InferenceRequest:
         if self._flags & _SEQUENCE_END:
             extra.append(("sequence_end", True))
         return wire + [(key, value) for key, value in extra if key not in given]
+
+
+# Request parameters the server acts on itself: Triton does not pass them
+# to request.parameters().
+_SERVER_PARAMETERS = frozenset(
+    ("sequence_id", "sequence_start", "sequence_end", "priority", "timeout", "binary_data_output"))
+
+
+def _json_object(text: str) -> dict:
+    """The parameters object EXECUTE carries (the server wrote it)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _parameters_dict(parameters: Optional[Union[dict, str]]) -> Optional[dict]:

@@ -8,7 +8,10 @@ at a time, FINALIZE. The model's own failures are answered with ERROR and
 the worker goes on; a broken protocol ends the worker, which the server
 treats as a dead worker and replaces. While initialize() or execute() runs,
 the model may call other models (BLS, _bls.py); `async def execute` runs on
-an asyncio event loop kept for the worker's life.
+an asyncio event loop kept for the worker's life. Response senders
+(_responses.py) write to a second socket, RESPONSE_SOCKET, from any thread
+and at any time: a decoupled model's responses, and an ordinary model's one
+response when it sends it instead of returning it.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import asyncio
 import inspect
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -23,16 +27,18 @@ from typing import Any, Callable, Optional
 
 from . import _bls
 from . import _protocol as protocol
+from . import _responses
 from ._channel import Channel, Message
 from ._loader import ModelLoadError, describe_exception, load_model_class
 from ._protocol import ProtocolError
 from ._region import OutputArena, Region
 from .config import ModelConfig
-from .errors import TritonError
+from .errors import TritonError, TritonModelException
 from .logger import Logger, set_prefix
 from .response import InferenceResponse
 
 CONTROL_FD_VARIABLE = "INFERD_PYTHON_CONTROL_FD"
+_WITH_DESCRIPTOR = frozenset((protocol.REGION, protocol.RESPONSE_SOCKET, protocol.RESPONSE_POOL))
 PARENT_POLL_SECONDS = 1.0
 
 
@@ -49,6 +55,9 @@ class Worker:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._bls = _bls.BlsClient(channel, lambda: self._region)
         _bls.install(self._bls)
+        self._responses: Optional[_responses.ResponseChannel] = None
+        self._decoupled = False
+        self._instance_name = ""
 
     def serve(self) -> int:
         """Answers messages until FINALIZE or the end of the socket; returns
@@ -59,13 +68,17 @@ class Worker:
             if message is None:
                 return 0
             kind = message.type
-            if message.fd is not None and kind != protocol.REGION:
+            if message.fd is not None and kind not in _WITH_DESCRIPTOR:
                 os.close(message.fd)
                 raise ProtocolError(f"message type {kind} carries a descriptor")
             if kind == protocol.EXECUTE:
                 self._on_execute(message.payload)
             elif kind == protocol.REGION:
                 self._on_region(message)
+            elif kind == protocol.RESPONSE_SOCKET:
+                self._on_response_socket(message)
+            elif kind == protocol.RESPONSE_POOL:
+                self._on_response_pool(message)
             elif kind == protocol.INIT:
                 self._on_init(message.payload)
             elif kind == protocol.AUTO_COMPLETE:
@@ -98,6 +111,12 @@ class Worker:
         set_prefix(str(init.get("log_prefix", "")))
         self._model_file = str(init.get("model_file", ""))
         args = init.get("args") or {}
+        self._decoupled = init.get("decoupled") is True
+        self._instance_name = str(args.get("model_instance_name", ""))
+        if self._decoupled and self._responses is None:
+            self._send_error(TritonError.UNAVAILABLE,
+                             "the model is decoupled, but the server sent no response socket (RESPONSE_SOCKET)")
+            return
         try:
             model_class = load_model_class(self._model_file)
         except ModelLoadError as error:
@@ -129,6 +148,10 @@ class Worker:
         self._model = model
         self._execute = execute
         self._bf16_outputs = _bf16_outputs(args.get("model_config"))
+        if self._responses is not None:
+            self._responses.model_name = str(args.get("model_name", ""))
+            self._responses.decoupled = self._decoupled
+            self._responses.bf16_outputs = self._bf16_outputs
         self._channel.send(protocol.READY, protocol.encode_json({"pid": os.getpid(), "python": sys.version}))
 
     def _on_auto_complete(self, payload: bytearray) -> None:
@@ -191,6 +214,34 @@ class Worker:
         except (OSError, ValueError) as error:
             Logger.log_error(f"cannot map the shared memory region of {size} bytes ({error}); tensors go inline")
 
+    def _on_response_socket(self, message: Message) -> None:
+        """The socket response senders write to (and ask is_cancelled on)."""
+        if message.fd is None:
+            raise ProtocolError("RESPONSE_SOCKET without a descriptor")
+        if self._responses is not None:
+            os.close(message.fd)
+            raise ProtocolError("a second RESPONSE_SOCKET")
+        self._responses = _responses.ResponseChannel(socket.socket(fileno=message.fd), "", False)
+        _responses.install(self._responses)
+
+    def _on_response_pool(self, message: Message) -> None:
+        """The shared memory the tensors of RESPONSEs go through. When it
+        cannot be mapped, the error is logged and they go inline."""
+        if message.fd is None:
+            raise ProtocolError("RESPONSE_POOL without a descriptor")
+        try:
+            size = protocol.decode_region(message.payload)
+        except ProtocolError:
+            os.close(message.fd)
+            raise
+        if self._responses is None or self._responses.pool is not None:
+            os.close(message.fd)
+            raise ProtocolError("RESPONSE_POOL before RESPONSE_SOCKET, or twice")
+        try:
+            self._responses.pool = _responses.ResponsePool(message.fd, size)
+        except (OSError, ValueError) as error:
+            Logger.log_error(f"cannot map the response pool of {size} bytes ({error}); responses go inline")
+
     def _on_execute(self, payload: bytearray) -> None:
         """Runs execute() on one batch; answers RESULT, or ERROR INTERNAL for
         the whole batch when execute fails or answers wrongly."""
@@ -207,28 +258,95 @@ class Worker:
         arena = None
         if region is not None and output_size and output_offset + output_size <= region.size:
             arena = OutputArena(output_offset, output_size)
+        channel = self._responses
+        if self._decoupled:
+            for request in requests:
+                request._state = _responses._ResponseState(channel, request._server_id,
+                                                           request._requested_output_names)
         # BLS inputs take the start of the output range; the outputs follow.
         self._bls.begin(arena)
         failure = None
+        responses = None
         try:
             responses = self._run(execute, requests)
         except Exception as error:
             failure = describe_exception("execute()", error, self._model_file)
         # Every BLS call is answered before this EXECUTE is.
         self._bls.end()
-        if failure is not None:
-            self._send_error(TritonError.INTERNAL, failure)
-            return
-        problem = _check_responses(responses, len(requests))
+        try:
+            if self._decoupled:
+                self._finish_decoupled(requests, responses, failure, region, arena)
+            else:
+                self._finish(requests, responses, failure, region, arena)
+        finally:
+            if channel is not None:
+                channel.flush()
+
+    def _finish(self, requests: list, responses: Any, failure: Optional[str], region: Optional[Region],
+                arena: Optional[OutputArena]) -> None:
+        """An ordinary model's RESULT (or ERROR): one response per request,
+        the returned one or the one its sender sent; None in the list leaves
+        the request to its sender (RESULT_PENDING)."""
+        channel = self._responses
+        if responses is None and failure is None and channel is not None:
+            responses = [None] * len(requests)  # every request answered through its sender
+        problem = failure if failure is not None else _check_responses(responses, len(requests), channel is not None)
         if problem is not None:
-            self._send_error(TritonError.INTERNAL, problem)
+            self._fail_batch(requests, problem, region, arena)
+            return
+        entries = []
+        try:
+            for request, returned in zip(requests, responses):
+                state = request._state
+                if state is None and returned is None:
+                    request.get_response_sender()  # a thread may still answer through it
+                    state = request._state
+                entries.append(channel.settle(state, returned) if state is not None else returned)
+        except TritonModelException as error:
+            self._fail_batch(requests, f"execute() returned a response its sender cannot send: {error}",
+                             region, arena)
             return
         try:
-            result = protocol.encode_result(responses, requests, region, arena, self._bf16_outputs)
+            result = protocol.encode_result(entries, requests, region, arena, self._bf16_outputs)
         except Exception as error:
             self._send_error(TritonError.INTERNAL,
                              f"the outputs execute() returned cannot be sent: {type(error).__name__}: {error}")
             return
+        self._channel.send(protocol.RESULT, result)
+
+    def _fail_batch(self, requests: list, message: str, region: Optional[Region],
+                    arena: Optional[OutputArena]) -> None:
+        """ERROR for the whole batch; but a request whose sender already sent
+        its response keeps it (RESULT, the others failing with `message`)."""
+        channel = self._responses
+        kept = [channel.close_with_result(request._state) if request._state is not None else None
+                for request in requests]
+        if all(response is None for response in kept):
+            self._send_error(TritonError.INTERNAL, message)
+            return
+        entries = [response if response is not None else InferenceResponse(error=TritonError(message))
+                   for response in kept]
+        try:
+            result = protocol.encode_result(entries, requests, region, arena, self._bf16_outputs)
+        except Exception as error:
+            self._send_error(TritonError.INTERNAL,
+                             f"the outputs execute() returned cannot be sent: {type(error).__name__}: {error}")
+            return
+        self._channel.send(protocol.RESULT, result)
+
+    def _finish_decoupled(self, requests: list, responses: Any, failure: Optional[str], region: Optional[Region],
+                          arena: Optional[OutputArena]) -> None:
+        """A decoupled model's RESULT: every request is its senders' (RESULT_PENDING).
+        When execute() raised or returned something other than None, each
+        request still open ends with that error, as in Triton."""
+        if failure is None and responses is not None:
+            failure = (f"Python model '{self._instance_name}' is using the decoupled mode and the execute "
+                       "function must return None.")
+        if failure is not None:
+            Logger.log_error(failure)
+            for request in requests:
+                self._responses.end_with_error(request._state, failure)
+        result = protocol.encode_result([None] * len(requests), requests, region, arena)
         self._channel.send(protocol.RESULT, result)
 
     def _run(self, method: Callable[[Any], Any], argument: Any) -> Any:
@@ -260,14 +378,17 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _check_responses(responses: Any, request_count: int) -> Optional[str]:
-    """Why `responses` is not one InferenceResponse per request, or None."""
+def _check_responses(responses: Any, request_count: int, senders: bool = True) -> Optional[str]:
+    """Why `responses` is not one InferenceResponse per request (or None,
+    for a request its response sender answers, when `senders`), or None."""
     if not isinstance(responses, (list, tuple)):
         return (f"execute() returned {type(responses).__name__}, expected a list of "
                 f"{_plural(request_count, 'InferenceResponse')}")
     if len(responses) != request_count:
         return f"execute() returned {_plural(len(responses), 'response')} for {_plural(request_count, 'request')}"
     for index, response in enumerate(responses):
+        if response is None and senders:
+            continue
         if not isinstance(response, InferenceResponse):
             return f"execute() returned a {type(response).__name__} as response {index}, not an InferenceResponse"
     return None

@@ -18,7 +18,10 @@ import numpy as np
 HEADER = struct.Struct("<IB3x")
 
 INIT, REGION, EXECUTE, FINALIZE, AUTO_COMPLETE, BLS_RESPONSE = 1, 2, 3, 4, 5, 6
+RESPONSE_SOCKET, RESPONSE_POOL, CANCELLED_ANSWER = 7, 8, 9  # (CANCELLED is the error code)
 READY, ERROR, RESULT, FINALIZED, CONFIG, BLS_REQUEST = 101, 102, 103, 104, 105, 106
+RESPONSE, IS_CANCELLED = 107, 108
+FINAL = 1
 
 # INFERD_DataType numbers and their little-endian numpy dtypes.
 DATATYPES = {
@@ -96,17 +99,29 @@ def tensor_in(name: str, array_or_list: Union[np.ndarray, list], datatype: str, 
 class Req:
     inputs: list[In]
     outputs: list[str]
+    request_id: Optional[int] = None  # None: the request's position, from 1
+    parameters: str = "{}"
+    correlation_id: Union[int, str] = 0
 
 
 def execute_payload(requests: list[Req], output_offset: int = 0, output_size: int = 0) -> bytes:
     out = struct.pack("<IQQ", len(requests), output_offset, output_size)
-    for request in requests:
-        out += struct.pack("<I", len(request.inputs))
+    for index, request in enumerate(requests):
+        request_id = request.request_id if request.request_id is not None else index + 1
+        out += struct.pack("<QI", request_id, len(request.inputs))
         for tensor in request.inputs:
             out += tensor.encode()
         out += struct.pack("<I", len(request.outputs))
         for name in request.outputs:
             out += str16(name)
+        parameters = request.parameters.encode("utf-8")
+        out += struct.pack("<I", len(parameters)) + parameters
+        if isinstance(request.correlation_id, str):
+            out += b"\x02" + str16(request.correlation_id)
+        elif request.correlation_id:
+            out += struct.pack("<BQ", 1, request.correlation_id)
+        else:
+            out += b"\x00"
     return out
 
 
@@ -139,6 +154,12 @@ class Out:
 class Response:
     error: Optional[tuple[int, str]] = None
     outputs: list[Out] = field(default_factory=list)
+    pending: bool = False  # RESULT: answered by RESPONSE messages
+    # RESPONSE only:
+    request_id: int = 0
+    final: bool = False
+    none: bool = False  # the final flag alone
+    pool_block: Optional[int] = None
 
     def output(self, name: str) -> Out:
         (found,) = [o for o in self.outputs if o.name == name]
@@ -173,6 +194,9 @@ def parse_result(payload: bytes) -> tuple[int, list[Response]]:
     for _ in range(count):
         has_error = payload[position]
         position += 1
+        if has_error == 2:
+            responses.append(Response(pending=True))
+            continue
         if has_error:
             code, length = struct.unpack_from("<BI", payload, position)
             position += 5
@@ -201,6 +225,7 @@ class BlsRequest:
     parameters: dict
     requested_outputs: list[str]
     inputs: list[Out]
+    decoupled: bool = False
 
     def input(self, name: str) -> Out:
         (found,) = [i for i in self.inputs if i.name == name]
@@ -212,8 +237,8 @@ def parse_bls_request(payload: bytes) -> BlsRequest:
     (length,) = struct.unpack_from("<H", payload, 8)
     model_name = payload[10:10 + length].decode("utf-8")
     position = 10 + length
-    version, timeout_us, parameter_count = struct.unpack_from("<qQI", payload, position)
-    position += 20
+    version, timeout_us, flags, parameter_count = struct.unpack_from("<qQBI", payload, position)
+    position += 21
     parameters = {}
     for _ in range(parameter_count):
         (length,) = struct.unpack_from("<H", payload, position)
@@ -246,14 +271,18 @@ def parse_bls_request(payload: bytes) -> BlsRequest:
         tensor, position = parse_tensor(payload, position)
         inputs.append(tensor)
     assert position == len(payload), f"{len(payload) - position} bytes left over"
-    return BlsRequest(call_id, model_name, version, timeout_us, parameters, outputs, inputs)
+    return BlsRequest(call_id, model_name, version, timeout_us, parameters, outputs, inputs, bool(flags & 1))
 
 
 def bls_response_payload(call_id: int, outputs: Optional[list[In]] = None,
-                         error: Optional[tuple[int, str]] = None) -> bytes:
+                         error: Optional[tuple[int, str]] = None, final: bool = True,
+                         none: bool = False) -> bytes:
     """A BLS_RESPONSE: the error, or the outputs (inline unless an `In` says
-    where in the region it was written)."""
-    out = struct.pack("<Q", call_id)
+    where in the region it was written), or with `none` the final flag
+    alone."""
+    out = struct.pack("<QB", call_id, FINAL if final else 0)
+    if none:
+        return out + b"\x02"
     if error is not None:
         message = error[1].encode("utf-8")
         return out + struct.pack("<BBI", 1, error[0], len(message)) + message
@@ -261,6 +290,30 @@ def bls_response_payload(call_id: int, outputs: Optional[list[In]] = None,
     for tensor in outputs or []:
         out += tensor.encode()
     return out
+
+
+def parse_response(payload: bytes) -> Response:
+    """A RESPONSE (the response socket); asserts nothing is left over."""
+    request_id, flags, kind, block = struct.unpack_from("<QBBQ", payload, 0)
+    position = 18
+    response = Response(request_id=request_id, final=bool(flags & FINAL),
+                        pool_block=None if block == 2**64 - 1 else block)
+    if kind == 2:
+        response.none = True
+    elif kind == 1:
+        code, length = struct.unpack_from("<BI", payload, position)
+        position += 5
+        response.error = (code, payload[position:position + length].decode("utf-8"))
+        position += length
+    else:
+        assert kind == 0, kind
+        (count,) = struct.unpack_from("<I", payload, position)
+        position += 4
+        for _ in range(count):
+            out, position = parse_tensor(payload, position)
+            response.outputs.append(out)
+    assert position == len(payload), f"{len(payload) - position} bytes left over"
+    return response
 
 
 def parse_error(payload: bytes) -> tuple[int, str]:

@@ -77,7 +77,7 @@ def test_tensor_dlpack_unsupported_raises_model_exception():
 
 def test_request_from_server():
     inputs = [Tensor("A", np.array([1])), Tensor("B", np.array([2]))]
-    request = InferenceRequest._from_server(inputs, ["X"])
+    request = InferenceRequest._from_server(1, inputs, ["X"])
     assert request.inputs() == inputs
     assert request.requested_output_names() == ["X"]
     request.requested_output_names().append("Y")  # a copy: the filter is not changed
@@ -91,10 +91,27 @@ def test_request_from_server():
     assert get_input_tensor_by_name(request, "C") is None
 
 
+def test_request_parameters_correlation_id_and_flags():
+    raw = json.dumps({"sequence_id": "s-1", "sequence_start": True, "sequence_end": False, "priority": 2,
+                      "timeout": 5, "binary_data_output": True, "temperature": 0.5, "tag": "x", "n": 3})
+    request = InferenceRequest._from_server(1, [], ["X"], raw, "s-1")
+    # As Triton: compact JSON without the parameters the server acts on.
+    assert request.parameters() == '{"temperature":0.5,"tag":"x","n":3}'
+    assert request.correlation_id() == "s-1"
+    assert request.flags() == inferd_python.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START
+    numeric = InferenceRequest._from_server(2, [], ["X"], '{"sequence_id": 7, "sequence_end": true}', 7)
+    assert numeric.correlation_id() == 7
+    assert numeric.flags() == inferd_python.TRITONSERVER_REQUEST_FLAG_SEQUENCE_END
+    assert numeric.parameters() == "{}"
+
+
 def test_request_unsupported_features():
-    request = InferenceRequest._from_server([], ["X"])
-    with pytest.raises(TritonModelException, match="decoupled.*not supported"):
+    request = InferenceRequest._from_server(1, [], ["X"])
+    # Outside a worker there is no response socket.
+    with pytest.raises(TritonModelException, match="only inside the inferd Python worker"):
         request.get_response_sender()
+    with pytest.raises(TritonModelException, match=r"only on the requests execute\(\) receives"):
+        InferenceRequest(model_name="m").get_response_sender()
     bls = InferenceRequest(model_name="other", inputs=[Tensor("A", np.array([1]))],
                            requested_output_names=["X"], preferred_memory=None)
     # Outside a worker there is no server to call (tests/python/
@@ -103,7 +120,7 @@ def test_request_unsupported_features():
         bls.exec()
     with pytest.raises(TritonModelException, match="only inside the inferd Python worker"):
         bls.async_exec()
-    with pytest.raises(TritonModelException, match="decoupled BLS"):
+    with pytest.raises(TritonModelException, match="only inside the inferd Python worker"):
         bls.exec(decoupled=True)
     with pytest.raises(TritonModelException, match="needs model_name"):
         request.exec()

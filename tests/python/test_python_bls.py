@@ -333,7 +333,8 @@ def test_bls_response_layout_is_as_documented():
     # The wire helper's own encoding, checked against PROTOCOL.md's table,
     # so that the tests above cannot agree with a wrong helper.
     payload = wire.bls_response_payload(5, error=(wire.DEADLINE_EXCEEDED, "late"))
-    assert payload == struct.pack("<QBBI", 5, 1, 8, 4) + b"late"
-    payload = wire.bls_response_payload(6, [In("X", "INT8", [2], b"\x01\x02")])
-    assert payload == struct.pack("<QBI", 6, 0, 1) + struct.pack("<H", 1) + b"X" + \
+    assert payload == struct.pack("<QBBBI", 5, 1, 1, 8, 4) + b"late"
+    assert wire.bls_response_payload(7, none=True) == struct.pack("<QBB", 7, 1, 2)
+    payload = wire.bls_response_payload(6, [In("X", "INT8", [2], b"\x01\x02")], final=False)
+    assert payload == struct.pack("<QBBI", 6, 0, 0, 1) + struct.pack("<H", 1) + b"X" + \
         struct.pack("<BBqBQ", 6, 1, 2, 1, 2) + b"\x01\x02"

@@ -139,7 +139,7 @@ def test_execute_rejects_bad_tensors(memfd_region):
     with pytest.raises(protocol.ProtocolError, match="outside"):
         _decode(one(wire.In("X", "FP32", [4], b"\x00" * 16, offset=60)), region)
     bad_type = bytearray(one(wire.In("X", "FP32", [1], b"\x00" * 4)))
-    bad_type[20 + 4 + 3] = 99  # the datatype byte of input "X"
+    bad_type[20 + 8 + 4 + 3] = 99  # the datatype byte of input "X"
     with pytest.raises(protocol.ProtocolError, match="unknown datatype 99"):
         _decode(bytes(bad_type))
     with pytest.raises(protocol.ProtocolError, match="request_count"):

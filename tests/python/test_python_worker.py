@@ -108,11 +108,12 @@ def start(tmp_path, python):
         worker.stop()
 
 
-def init_payload(model_file: pathlib.Path, config: dict, protocol: int = 1) -> dict:
+def init_payload(model_file: pathlib.Path, config: dict, protocol: int = 2, decoupled: bool = False) -> dict:
     name = config["name"]
     folder = str(model_file.parent)
     return {
         "protocol": protocol,
+        "decoupled": decoupled,
         "model_file": str(model_file),
         "model_directory": folder,
         "args": {
@@ -378,11 +379,11 @@ def test_model_without_execute_is_unavailable(start):
 
 def test_protocol_mismatch_is_unavailable(start):
     worker, model_file = start(ADD_SUB)
-    worker.server.send_json(wire.INIT, init_payload(model_file, ADD_SUB_CONFIG, protocol=2))
+    worker.server.send_json(wire.INIT, init_payload(model_file, ADD_SUB_CONFIG, protocol=1))
     kind, payload = worker.server.receive()
     assert kind == wire.ERROR
     code, message = wire.parse_error(payload)
-    assert code == wire.UNAVAILABLE and "protocol 2" in message
+    assert code == wire.UNAVAILABLE and "protocol 1" in message
 
 
 MODES = """\

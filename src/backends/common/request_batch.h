@@ -34,6 +34,10 @@ class RequestBatch {
   void Complete(size_t i, INFERD_Error* error);
   // Completes every open request with `status` (OK: success).
   void CompleteRemaining(const Status& status);
+  // Request i is completed by someone else from now on (a backend that
+  // answers it later, from another thread): this batch no longer touches
+  // it. REQUIRES: !completed(i).
+  void HandOver(size_t i) { completed_[i] = true; }
 
   // The server's clock (0 from a server older than ABI 1.1) and the
   // statistics report of the compute phase for every open request.

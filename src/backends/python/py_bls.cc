@@ -27,7 +27,25 @@ struct Ticket {
 
 void OnComplete(void* context, INFERD_InferResponse* response, INFERD_Error* error) {
   std::unique_ptr<Ticket> ticket(static_cast<Ticket*>(context));
-  ticket->mailbox->Post(ticket->epoch, BlsMailbox::Completion{ticket->id, response, error});
+  ticket->mailbox->Post(ticket->epoch,
+                        BlsMailbox::Completion{ticket->id, response, error, kFlagFinal});
+}
+
+// A decoupled call: once per response, the ticket lives until the last.
+void OnResponse(void* context, INFERD_InferResponse* response, INFERD_Error* error,
+                uint32_t flags) {
+  auto* ticket = static_cast<Ticket*>(context);
+  const bool final = (flags & INFERD_RESPONSE_FLAG_FINAL) != 0;
+  ticket->mailbox->Post(ticket->epoch, BlsMailbox::Completion{ticket->id, response, error,
+                                                              final ? kFlagFinal : uint8_t{0}});
+  if (final) delete ticket;
+}
+
+// Triton's words for exec() on a decoupled model: the server refuses it as
+// it refuses a unary client call (UNSUPPORTED, "... is decoupled ...").
+bool IsDecoupledRefusal(const INFERD_ServerApi& api, INFERD_Error* error) {
+  return api.ErrorCode(error) == INFERD_ERROR_UNSUPPORTED &&
+         std::string_view(api.ErrorMessage(error)).find("is decoupled") != std::string_view::npos;
 }
 
 std::string Seconds(uint64_t microseconds) {
@@ -207,9 +225,15 @@ Status BlsExchange::Submit(const BlsRequestMessage& message,
   // A child of the request being executed: a client that gives up, or a
   // deadline that passes, ends the BLS call too.
   if (context_.parent != nullptr) api.InferRequestSetParent(request, context_.parent);
+  if (message.decoupled && api.ServerInferAsyncDecoupled == nullptr) {
+    api.InferRequestDelete(request);
+    return SendError(message.id, INFERD_ERROR_UNSUPPORTED,
+                     "this server cannot call decoupled models (exec(decoupled=True))");
+  }
   Call call;
   call.model = model;
   call.timeout_us = message.timeout_us;
+  call.decoupled = message.decoupled;
   if (message.timeout_us > 0) {
     api.InferRequestSetTimeout(request, message.timeout_us);
     call.expiry = Clock::now() + std::chrono::microseconds(message.timeout_us);
@@ -217,7 +241,12 @@ Status BlsExchange::Submit(const BlsRequestMessage& message,
   // Registered first: the completion may run before ServerInferAsync
   // returns (it is only queued then, and delivered by Deliver()).
   calls_.emplace(message.id, std::move(call));
-  api.ServerInferAsync(request, &OnComplete, new Ticket{context_.mailbox, epoch_, message.id});
+  if (message.decoupled) {
+    api.ServerInferAsyncDecoupled(request, &OnResponse,
+                                  new Ticket{context_.mailbox, epoch_, message.id});
+  } else {
+    api.ServerInferAsync(request, &OnComplete, new Ticket{context_.mailbox, epoch_, message.id});
+  }
   return Status();
 }
 
@@ -225,10 +254,12 @@ Status BlsExchange::Deliver() {
   std::vector<BlsMailbox::Completion> completions = context_.mailbox->Take();
   Status status;
   for (BlsMailbox::Completion& completion : completions) {
-    // A call answered already (its timeout passed) drops its late result;
+    // A call answered already (its timeout passed) drops its late results;
     // so does everything after the worker's socket failed.
-    if (status.ok() && calls_.erase(completion.id) == 1) {
-      status = Answer(completion.id, completion.response, completion.error);
+    auto it = calls_.find(completion.id);
+    if (status.ok() && it != calls_.end()) {
+      status = Answer(completion.id, it->second, completion);
+      if ((completion.flags & kFlagFinal) != 0) calls_.erase(it);
     }
     context_.mailbox->Free(completion);
   }
@@ -260,14 +291,36 @@ std::optional<BlsExchange::Clock::time_point> BlsExchange::NextExpiry() const {
   return next;
 }
 
-Status BlsExchange::Answer(uint64_t id, INFERD_InferResponse* response, INFERD_Error* error) {
+Status BlsExchange::Answer(uint64_t id, const Call& call,
+                           const BlsMailbox::Completion& completion) {
   const INFERD_ServerApi& api = *context_.api;
-  if (error != nullptr || response == nullptr) {
-    if (error == nullptr) return SendError(id, INFERD_ERROR_INTERNAL, "no response");
-    return SendError(id, api.ErrorCode(error), api.ErrorMessage(error));
+  INFERD_InferResponse* response = completion.response;
+  INFERD_Error* error = completion.error;
+  const uint8_t flags = completion.flags;
+  if (error != nullptr) {
+    if (!call.decoupled && IsDecoupledRefusal(api, error)) {
+      // Triton's message, word for word (its own typos included).
+      return SendError(id, INFERD_ERROR_INTERNAL,
+                       "Model " + call.model +
+                           " is using the decoupled. The current BLS request call doesn't "
+                           "support models using the decoupled transaction policy. Please use "
+                           "'decoupled=True' argument to the 'exec' or 'async_exec' calls for "
+                           "decoupled models.'",
+                       flags);
+    }
+    return SendError(id, api.ErrorCode(error), api.ErrorMessage(error), flags);
+  }
+  if (response == nullptr) {
+    if (!call.decoupled || (flags & kFlagFinal) == 0) {
+      return SendError(id, INFERD_ERROR_INTERNAL, "no response", flags);
+    }
+    BlsResponseEncoder encoder(id, flags);  // the final flag alone
+    encoder.SetNone();
+    const std::vector<iovec> parts = encoder.parts();
+    return context_.channel->Send(MessageType::kBlsResponse, parts);
   }
   const size_t count = api.InferResponseOutputCount(response);
-  BlsResponseEncoder encoder(id);
+  BlsResponseEncoder encoder(id, flags);
   encoder.BeginOutputs(static_cast<uint32_t>(count));
   for (size_t i = 0; i < count; ++i) {
     WireTensor output;
@@ -300,8 +353,9 @@ Status BlsExchange::Answer(uint64_t id, INFERD_InferResponse* response, INFERD_E
   return context_.channel->Send(MessageType::kBlsResponse, parts);
 }
 
-Status BlsExchange::SendError(uint64_t id, INFERD_ErrorCode code, std::string_view message) {
-  BlsResponseEncoder encoder(id);
+Status BlsExchange::SendError(uint64_t id, INFERD_ErrorCode code, std::string_view message,
+                              uint8_t flags) {
+  BlsResponseEncoder encoder(id, flags);
   encoder.SetError(code, message);
   const std::vector<iovec> parts = encoder.parts();
   return context_.channel->Send(MessageType::kBlsResponse, parts);

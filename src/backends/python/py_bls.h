@@ -2,10 +2,11 @@
 // BLS ("business logic scripting") on the server side: the requests a
 // Python model sends to other models while its instance waits for the
 // worker's answer (python/PROTOCOL.md "BLS"). Each BLS_REQUEST becomes an
-// INFERD_InferRequest on the server's public path (ServerInferAsync), child
-// of the request being executed; its completion, on some other server
-// thread, is handed to the instance thread, which alone writes to the
-// worker's socket and answers with BLS_RESPONSE.
+// INFERD_InferRequest on the server's public path (ServerInferAsync, or
+// ServerInferAsyncDecoupled for exec(decoupled=True)), child of the request
+// being executed; its completions, on some other server thread, are handed
+// to the instance thread, which alone writes to the worker's socket and
+// answers with a BLS_RESPONSE each.
 #pragma once
 
 #include <chrono>
@@ -35,6 +36,8 @@ class BlsMailbox {
     uint64_t id = 0;                           // the worker's call id
     INFERD_InferResponse* response = nullptr;  // owned
     INFERD_Error* error = nullptr;             // owned
+    // kFlagFinal on a call's last completion (a decoupled call has many).
+    uint8_t flags = kFlagFinal;
   };
 
   static StatusOr<std::shared_ptr<BlsMailbox>> Create(const INFERD_ServerApi& api);
@@ -118,11 +121,13 @@ class BlsExchange {
     std::string model;
     uint64_t timeout_us = 0;
     std::optional<Clock::time_point> expiry;
+    bool decoupled = false;  // exec(decoupled=True)
   };
 
   Status Submit(const BlsRequestMessage& message, const std::shared_ptr<const void>& payload);
-  Status Answer(uint64_t id, INFERD_InferResponse* response, INFERD_Error* error);
-  Status SendError(uint64_t id, INFERD_ErrorCode code, std::string_view message);
+  Status Answer(uint64_t id, const Call& call, const BlsMailbox::Completion& completion);
+  Status SendError(uint64_t id, INFERD_ErrorCode code, std::string_view message,
+                   uint8_t flags = kFlagFinal);
 
   BlsContext context_;
   uint64_t epoch_ = 0;

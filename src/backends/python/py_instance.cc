@@ -106,6 +106,30 @@ StatusOr<WorkerChannel::Message> PyInstance::Await(BlsExchange& bls,
   }
 }
 
+Status PyInstance::StartResponses() {
+  const ShmMode mode = region_failed_ ? ShmMode::kNone : model_.params.shm_mode;
+  StatusOr<std::unique_ptr<ResponseRouter>> router = ResponseRouter::Create(
+      *model_.api, model_.decoupled, Describe(), mode, model_.response_pool_bytes,
+      model_.name + "-" + std::to_string(index_));
+  if (!router.ok()) return router.status();
+  router_ = std::move(*router);
+  router_->SetWorkerDescription("the worker (pid " + std::to_string(worker_->pid()) + ")");
+  WorkerChannel& channel = worker_->channel();
+  INFERD_BACKEND_RETURN_IF_ERROR(
+      channel.Send(MessageType::kResponseSocket, std::span<const iovec>(), router_->worker_fd()));
+  router_->CloseWorkerEnd();
+  if (const std::shared_ptr<ShmRegion>& pool = router_->pool()) {
+    uint64_t size = pool->size();
+    const iovec payload{&size, sizeof(size)};
+    INFERD_BACKEND_RETURN_IF_ERROR(
+        channel.Send(MessageType::kResponsePool, std::span<const iovec>(&payload, 1), pool->fd()));
+  }
+  // A decoupled model answers only through it; an ordinary one starts it
+  // at the first request it leaves to its sender.
+  if (model_.decoupled) router_->Start();
+  return Status();
+}
+
 PyInstance::~PyInstance() {
   if (worker_ == nullptr) return;
   if (worker_->Running() &&
@@ -152,6 +176,7 @@ Status PyInstance::StartWorker() {
   }
   region_sent_ = false;
   Status status = region_ != nullptr ? SendRegion() : Status();
+  if (status.ok()) status = StartResponses();
   if (status.ok()) {
     const std::string init = InitMessageJson(model_, index_);
     status = worker_->channel().Send(
@@ -264,7 +289,7 @@ bool PyInstance::GrowRegion(uint64_t needed) {
   return true;
 }
 
-Status PyInstance::RunBatch(RequestBatch& batch) {
+Status PyInstance::RunBatch(RequestBatch& batch, std::vector<std::shared_ptr<OpenRequest>>& opens) {
   const INFERD_ServerApi& api = batch.api();
   const size_t count = batch.size();
   std::vector<std::vector<InputView>> inputs(count);
@@ -323,8 +348,10 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
 
   ExecuteEncoder encoder(static_cast<uint32_t>(count), output_range ? output_range->offset() : 0,
                          output_range ? output_range->size() : 0);
+  const uint64_t first_id = next_request_id_;
+  next_request_id_ += count;
   for (size_t i = 0; i < count; ++i) {
-    encoder.BeginRequest(static_cast<uint32_t>(inputs[i].size()));
+    encoder.BeginRequest(first_id + i, static_cast<uint32_t>(inputs[i].size()));
     for (const InputView& view : inputs[i]) {
       WireTensor tensor;
       tensor.name = view.name;
@@ -341,9 +368,25 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
       encoder.AddInput(tensor);
     }
     encoder.SetRequestedOutputs(requested[i]);
+    WireCorrelationId correlation;
+    const char* text_id = nullptr;
+    if (api.RequestCorrelationId != nullptr) {
+      api.RequestCorrelationId(batch.request(i), &correlation.numeric, &text_id);
+    }
+    if (text_id != nullptr) correlation.text = text_id;
+    const char* parameters = api.RequestParametersJson != nullptr
+                                 ? api.RequestParametersJson(batch.request(i))
+                                 : nullptr;
+    encoder.SetContext(parameters != nullptr ? parameters : "{}", correlation);
   }
 
   const uint64_t compute_start = batch.Now();
+  // From here on a response sender may answer any of them, on the router's
+  // thread, even before the RESULT.
+  for (size_t i = 0; i < count; ++i) {
+    opens.push_back(router_->Register(first_id + i, batch.request(i), compute_start));
+    batch.HandOver(i);
+  }
   // BLS calls of this batch are children of its first request: one of the
   // batch's clients giving up ends them (with several requests, a call
   // cannot say which one it serves).
@@ -354,7 +397,7 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
       sent.ok() ? Await(bls, DeadlineAfter(model_.params.execute_timeout), &timed_out)
                 : StatusOr<WorkerChannel::Message>(sent);
   if (!answer.ok()) return Status::Internal(AbandonWorker(answer.status(), timed_out));
-  batch.ReportComputeTimes(compute_start, batch.Now());
+  const uint64_t compute_end = batch.Now();
 
   if (answer->type == MessageType::kError) {
     ErrorMessage error = DecodeError(answer->payload);
@@ -389,39 +432,42 @@ Status PyInstance::RunBatch(RequestBatch& batch) {
   std::shared_ptr<RegionBlock> block = std::move(output_range);
   if (block != nullptr) block->Shrink(used);
   uint64_t inline_output_bytes = 0;
+  bool left_to_senders = false;
   for (size_t i = 0; i < count; ++i) {
     const WireResponse& response = result->responses[i];
-    if (response.has_error) {
-      batch.Complete(
-          i, api.ErrorNew(response.error_code, std::string(response.error_message).c_str()));
+    if (response.pending) {
+      router_->Leave(*opens[i], compute_end);
+      left_to_senders = true;
       continue;
     }
-    for (const WireTensor& output : response.outputs) {
-      const void* data = output.data;
-      std::shared_ptr<const void> held = payload;
-      if (output.location == Location::kRegion) {
-        if (block == nullptr || output.offset < used_begin || output.byte_size > used ||
-            output.offset - used_begin > used - output.byte_size) {
-          batch.Complete(i, api.ErrorNew(INFERD_ERROR_INTERNAL,
-                                         "the Python worker placed an output outside its range"));
-          break;
+    router_->CompleteFromResult(*opens[i], compute_end, [&](INFERD_Request* request) {
+      if (response.has_error) {
+        return api.ErrorNew(response.error_code, std::string(response.error_message).c_str());
+      }
+      for (const WireTensor& output : response.outputs) {
+        const void* data = output.data;
+        std::shared_ptr<const void> held = payload;
+        if (output.location == Location::kRegion) {
+          if (block == nullptr || output.offset < used_begin || output.byte_size > used ||
+              output.offset - used_begin > used - output.byte_size) {
+            return api.ErrorNew(INFERD_ERROR_INTERNAL,
+                                "the Python worker placed an output outside its range");
+          }
+          data = region->base() + output.offset;
+          held = block;
+        } else {
+          inline_output_bytes += output.byte_size;
         }
-        data = region->base() + output.offset;
-        held = block;
-      } else {
-        inline_output_bytes += output.byte_size;
+        const std::string name(output.name);
+        INFERD_Error* error = api.ResponseAddOutput(
+            request, name.c_str(), output.datatype, output.dims.data(), output.dims.size(), data,
+            output.byte_size, &Keepalive::Release, new Keepalive{std::move(held)});
+        if (error != nullptr) return error;
       }
-      const std::string name(output.name);
-      INFERD_Error* error = api.ResponseAddOutput(
-          batch.request(i), name.c_str(), output.datatype, output.dims.data(), output.dims.size(),
-          data, output.byte_size, &Keepalive::Release, new Keepalive{std::move(held)});
-      if (error != nullptr) {
-        batch.Complete(i, error);
-        break;
-      }
-    }
-    if (!batch.completed(i)) batch.Complete(i, nullptr);
+      return static_cast<INFERD_Error*>(nullptr);
+    });
   }
+  if (left_to_senders) router_->Start();
   // Outputs that did not fit: make room for the next batch like this one.
   if ((inline_output_bytes > 0 || bls.inline_bytes() > 0) && region != nullptr) {
     GrowRegion(region->size() + 2 * (inline_output_bytes + input_bytes + bls.inline_bytes()));
@@ -440,14 +486,27 @@ void PyInstance::Execute(INFERD_Request** requests, size_t count) {
     }
     return;
   }
+  std::vector<std::shared_ptr<OpenRequest>> opens;
+  // A failed batch fails its requests that no response sender completed.
+  auto fail = [&](const Status& status) {
+    for (const std::shared_ptr<OpenRequest>& open : opens) {
+      router_->CompleteIfOpen(*open, model_.api->ErrorNew(status.code(), status.message().c_str()));
+    }
+    batch->CompleteRemaining(status);
+  };
   try {
     Status status = EnsureWorker();
-    if (status.ok()) status = RunBatch(*batch);
-    batch->CompleteRemaining(WithContext(status, Describe()));
+    if (status.ok()) status = RunBatch(*batch, opens);
+    if (status.ok()) {
+      batch->CompleteRemaining(status);
+    } else {
+      fail(WithContext(status, Describe()));
+    }
+    opens.clear();
     // Replace a worker lost in this batch now, not when the next one waits.
     if (worker_ == nullptr) (void)EnsureWorker();
   } catch (const std::exception& e) {
-    batch->CompleteRemaining(Status::Internal(Describe() + ": " + e.what()));
+    fail(Status::Internal(Describe() + ": " + e.what()));
   }
 }
 

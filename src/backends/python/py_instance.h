@@ -4,7 +4,7 @@
 // hangs fails only the batch it was executing and is replaced before the
 // next one (docs/architecture.md, "Backends calling other models"; user code never takes the server
 // down). While it waits for the worker's answer, the instance thread also serves the worker's BLS
-// requests (py_bls.h).
+// requests (py_bls.h); what response senders send arrives on another thread (py_responses.h).
 #pragma once
 
 #include <chrono>
@@ -15,6 +15,7 @@
 #include "inferd/backend.h"
 #include "py_bls.h"
 #include "py_model.h"
+#include "py_responses.h"
 #include "request_batch.h"
 #include "shm_region.h"
 #include "worker_process.h"
@@ -46,7 +47,12 @@ class PyInstance {
   // Grows the region to at least `needed` bytes free (a new region is sent
   // before the next EXECUTE); false when it cannot.
   bool GrowRegion(uint64_t needed);
-  Status RunBatch(backend_util::RequestBatch& batch);
+  // Hands the worker the response socket (and pool) of a new router.
+  Status StartResponses();
+  // Runs one batch. Its requests are handed to the router (`opens`) just
+  // before the EXECUTE goes out; an error return fails those still open.
+  Status RunBatch(backend_util::RequestBatch& batch,
+                  std::vector<std::shared_ptr<OpenRequest>>& opens);
   // The exchange for the message about to be sent: BLS with this region,
   // output range and parent (`unavailable` when BLS is not served then).
   BlsContext MakeBlsContext(std::shared_ptr<RegionBlock> output_range, const INFERD_Request* parent,
@@ -61,6 +67,10 @@ class PyInstance {
   const PyModel& model_;
   const uint32_t index_;
   std::unique_ptr<WorkerProcess> worker_;
+  // The current worker's response senders (one per worker: a new worker
+  // gets a new socket); outlives worker_ so that it reads the end of file.
+  std::unique_ptr<ResponseRouter> router_;
+  uint64_t next_request_id_ = 1;
   std::shared_ptr<ShmRegion> region_;
   bool region_sent_ = false;
   bool region_failed_ = false;         // logged once; everything travels inline

@@ -171,6 +171,11 @@ StatusOr<PyParameters> ParseParameters(const INFERD_ModelSpec& spec) {
     if (!bytes.ok()) return bytes.status();
     params.region_bytes = *bytes;
   }
+  if (std::string_view text = Parameter(spec, "shm_response_pool_bytes"); !text.empty()) {
+    StatusOr<uint64_t> bytes = ParseUnsigned("shm_response_pool_bytes", text);
+    if (!bytes.ok()) return bytes.status();
+    params.response_pool_bytes = *bytes;
+  }
   if (std::string_view text = Parameter(spec, "shm_max_region_bytes"); !text.empty()) {
     StatusOr<uint64_t> bytes = ParseUnsigned("shm_max_region_bytes", text);
     if (!bytes.ok()) return bytes.status();
@@ -267,6 +272,11 @@ StatusOr<std::unique_ptr<PyModel>> CreatePyModel(const INFERD_ServerApi& api,
       model->params.region_bytes > 0
           ? std::min(model->params.region_bytes, model->params.max_region_bytes)
           : EstimateRegionBytes(spec, model->params.max_region_bytes);
+  model->decoupled = spec.decoupled != 0;
+  model->response_pool_bytes =
+      std::min(model->params.response_pool_bytes > 0 ? model->params.response_pool_bytes
+                                                     : model->initial_region_bytes,
+               model->params.max_region_bytes);
   return model;
 }
 
@@ -275,7 +285,9 @@ std::string InitMessageJson(const PyModel& model, uint32_t index) {
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   writer.StartObject();
   writer.Key("protocol");
-  writer.Int(1);
+  writer.Int(2);
+  writer.Key("decoupled");
+  writer.Bool(model.decoupled);
   WriteString(writer, "model_file", model.model_file);
   WriteString(writer, "model_directory", model.model_directory);
   writer.Key("args");

@@ -26,6 +26,7 @@ struct PyParameters {
   ShmMode shm_mode = ShmMode::kAuto;       // shared_memory: auto | dev-shm | none
   uint64_t region_bytes = 0;               // shm_region_bytes; 0: sized from the config
   uint64_t max_region_bytes = 1ull << 30;  // shm_max_region_bytes
+  uint64_t response_pool_bytes = 0;        // shm_response_pool_bytes; 0: the region's first size
   // execute_timeout_seconds / initialize_timeout_seconds; 0: wait forever.
   std::chrono::milliseconds execute_timeout{std::chrono::seconds(300)};
   std::chrono::milliseconds initialize_timeout{std::chrono::seconds(300)};
@@ -45,6 +46,11 @@ struct PyModel {
   PyParameters params;
   WorkerCommand command;  // how to start a worker
   uint64_t initial_region_bytes = 0;
+  // model_transaction_policy { decoupled: true }: answers through response
+  // senders only (py_responses.h).
+  bool decoupled = false;
+  // The response pool of a decoupled model's worker.
+  uint64_t response_pool_bytes = 0;
 };
 
 // Validates the spec (model.py exists, parameters, interpreter) and fills a

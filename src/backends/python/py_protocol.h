@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The messages between the Python backend and a Python worker process
 // (python/PROTOCOL.md): message types, the frame header, and the binary
-// EXECUTE / RESULT / BLS_REQUEST / BLS_RESPONSE payloads. Pure encoding and
-// decoding over byte buffers, no I/O, so every rule is unit-tested without a
-// process.
+// EXECUTE / RESULT / BLS_REQUEST / BLS_RESPONSE / RESPONSE payloads. Pure
+// encoding and decoding over byte buffers, no I/O, so every rule is
+// unit-tested without a process. (Definitions: py_protocol.cc,
+// py_bls_protocol.cc, py_response_protocol.cc.)
 #pragma once
 
 #include <sys/uio.h>
@@ -31,6 +32,9 @@ enum class MessageType : uint8_t {
   kFinalize = 4,
   kAutoComplete = 5,
   kBlsResponse = 6,
+  kResponseSocket = 7,  // the response socket's descriptor attached
+  kResponsePool = 8,    // u64 size; the pool's descriptor attached
+  kCancelled = 9,       // on the response socket
   // worker → server
   kReady = 101,
   kError = 102,
@@ -38,7 +42,12 @@ enum class MessageType : uint8_t {
   kFinalized = 104,
   kConfig = 105,
   kBlsRequest = 106,
+  kResponse = 107,     // on the response socket
+  kIsCancelled = 108,  // on the response socket
 };
+
+// RESPONSE and BLS_RESPONSE flags (Triton's TRITONSERVER_RESPONSE_COMPLETE_FINAL).
+inline constexpr uint8_t kFlagFinal = 1;
 
 inline constexpr size_t kHeaderSize = 8;
 // A payload larger than this is a protocol error, not an allocation.
@@ -70,12 +79,21 @@ struct WireTensor {
 
 // Appends EXECUTE's payload piece by piece: Begin, then per request
 // BeginRequest, its inputs, its requested outputs.
+// The sequence correlation id of a request (RequestCorrelationId).
+struct WireCorrelationId {
+  uint64_t numeric = 0;
+  std::string_view text;  // a string id when not empty
+};
+
 class ExecuteEncoder {
  public:
   ExecuteEncoder(uint32_t request_count, uint64_t output_offset, uint64_t output_size);
-  void BeginRequest(uint32_t input_count);
+  // `request_id` names the request in RESPONSE messages.
+  void BeginRequest(uint64_t request_id, uint32_t input_count);
   void AddInput(const WireTensor& input);
   void SetRequestedOutputs(std::span<const std::string_view> names);
+  // Ends the request: its parameters (a JSON object) and correlation id.
+  void SetContext(std::string_view parameters_json, const WireCorrelationId& correlation_id);
   std::vector<uint8_t>& payload() { return out_; }
 
  private:
@@ -84,8 +102,11 @@ class ExecuteEncoder {
 
 // The decoded form, for tests (the server never decodes EXECUTE).
 struct ExecuteRequest {
+  uint64_t request_id = 0;
   std::vector<WireTensor> inputs;
   std::vector<std::string_view> requested_outputs;
+  std::string_view parameters_json;
+  WireCorrelationId correlation_id;
   std::vector<std::vector<int64_t>> dims_storage;
 };
 struct ExecuteMessage {
@@ -98,6 +119,8 @@ StatusOr<ExecuteMessage> DecodeExecute(std::span<const uint8_t> payload);
 // ---- RESULT (worker → server) ------------------------------------------------
 
 struct WireResponse {
+  // RESULT: the request's response senders answer it (RESPONSE messages).
+  bool pending = false;
   bool has_error = false;
   INFERD_ErrorCode error_code = INFERD_ERROR_INTERNAL;
   std::string_view error_message;
@@ -119,6 +142,7 @@ class ResultEncoder {
  public:
   ResultEncoder(uint32_t response_count, uint64_t output_bytes_used);
   void AddError(INFERD_ErrorCode code, std::string_view message);
+  void AddPending();
   void BeginOutputs(uint32_t output_count);
   void AddOutput(const WireTensor& output);
   std::vector<uint8_t>& payload() { return out_; }
@@ -126,6 +150,28 @@ class ResultEncoder {
  private:
   std::vector<uint8_t> out_;
 };
+
+// ---- RESPONSE (worker → server, on the response socket) ---------------------
+
+struct ResponseMessage {
+  uint64_t request_id = 0;
+  bool final = false;
+  bool has_response = true;  // false: the final flag alone
+  // The response-pool block the tensors lie in (location 0), or kNoPoolBlock.
+  uint64_t pool_block = 0;
+  WireResponse response;
+  std::vector<std::vector<int64_t>> dims_storage;
+};
+inline constexpr uint64_t kNoPoolBlock = ~uint64_t{0};
+// Views into `payload`, which must outlive the message.
+StatusOr<ResponseMessage> DecodeResponse(std::span<const uint8_t> payload);
+// For tests: RESPONSE's encoding (the worker's side, mirrored).
+std::vector<uint8_t> EncodeResponse(const ResponseMessage& message);
+
+// IS_CANCELLED (worker → server): the request id; CANCELLED (server →
+// worker): the id and whether the request is cancelled.
+StatusOr<uint64_t> DecodeIsCancelled(std::span<const uint8_t> payload);
+std::vector<uint8_t> EncodeCancelled(uint64_t request_id, bool cancelled);
 
 // ---- BLS_REQUEST (worker → server) -------------------------------------------
 
@@ -145,6 +191,7 @@ struct BlsRequestMessage {
   std::string_view model_name;
   int64_t model_version = -1;  // <= 0: the newest ready version
   uint64_t timeout_us = 0;     // 0: none of its own
+  bool decoupled = false;      // exec(decoupled=True): every response of the target
   std::vector<WireParameter> parameters;
   std::vector<std::string_view> requested_outputs;
   std::vector<WireTensor> inputs;
@@ -163,8 +210,12 @@ std::vector<uint8_t> EncodeBlsRequest(const BlsRequestMessage& request);
 // one sendmsg (the data must stay valid until it is sent).
 class BlsResponseEncoder {
  public:
-  explicit BlsResponseEncoder(uint64_t id);
+  // `flags`: kFlagFinal on the call's last response (every response of a
+  // call that is not decoupled).
+  BlsResponseEncoder(uint64_t id, uint8_t flags);
   void SetError(INFERD_ErrorCode code, std::string_view message);
+  // The final flag without a response (a decoupled target sent it alone).
+  void SetNone();
   void BeginOutputs(uint32_t output_count);
   void AddOutput(const WireTensor& output);
   std::vector<iovec> parts() const;
@@ -183,6 +234,8 @@ class BlsResponseEncoder {
 
 struct BlsResponseMessage {
   uint64_t id = 0;
+  uint8_t flags = 0;
+  bool has_response = true;  // false: SetNone
   WireResponse response;
   std::vector<std::vector<int64_t>> dims_storage;
 };

@@ -35,7 +35,7 @@ TEST(PythonProtocolTest, ExecuteRoundTripWithRegionAndInlineInputs) {
   const std::vector<int64_t> dims_b{4};
   const std::string inline_bytes = "abcdefghijklmnop";
   ExecuteEncoder encoder(2, 4096, 8192);
-  encoder.BeginRequest(2);
+  encoder.BeginRequest(41, 2);
   WireTensor a;
   a.name = "INPUT0";
   a.datatype = INFERD_TYPE_FP32;
@@ -54,9 +54,11 @@ TEST(PythonProtocolTest, ExecuteRoundTripWithRegionAndInlineInputs) {
   encoder.AddInput(b);
   const std::vector<std::string_view> names{"OUTPUT0", "OUTPUT1"};
   encoder.SetRequestedOutputs(names);
-  encoder.BeginRequest(0);
+  encoder.SetContext(R"({"k":1})", WireCorrelationId{7, {}});
+  encoder.BeginRequest(42, 0);
   const std::vector<std::string_view> one{"OUTPUT1"};
   encoder.SetRequestedOutputs(one);
+  encoder.SetContext("{}", WireCorrelationId{0, "session-9"});
 
   StatusOr<ExecuteMessage> decoded = DecodeExecute(encoder.payload());
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
@@ -75,8 +77,100 @@ TEST(PythonProtocolTest, ExecuteRoundTripWithRegionAndInlineInputs) {
       std::string(reinterpret_cast<const char*>(first.inputs[1].data), first.inputs[1].byte_size),
       inline_bytes);
   EXPECT_EQ(first.requested_outputs, names);
+  EXPECT_EQ(first.request_id, 41u);
+  EXPECT_EQ(first.parameters_json, R"({"k":1})");
+  EXPECT_EQ(first.correlation_id.numeric, 7u);
+  EXPECT_TRUE(first.correlation_id.text.empty());
   EXPECT_TRUE(decoded->requests[1].inputs.empty());
   EXPECT_EQ(decoded->requests[1].requested_outputs, one);
+  EXPECT_EQ(decoded->requests[1].request_id, 42u);
+  EXPECT_EQ(decoded->requests[1].correlation_id.text, "session-9");
+  for (size_t cut = 0; cut < encoder.payload().size(); ++cut) {
+    EXPECT_FALSE(DecodeExecute(std::span<const uint8_t>(encoder.payload().data(), cut)).ok())
+        << cut;
+  }
+}
+
+TEST(PythonProtocolTest, ResultMarksRequestsLeftToTheirSenders) {
+  ResultEncoder encoder(3, 0);
+  encoder.AddPending();
+  encoder.AddError(INFERD_ERROR_INVALID_ARG, "bad");
+  encoder.AddPending();
+  StatusOr<ResultMessage> decoded = DecodeResult(encoder.payload());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  ASSERT_EQ(decoded->responses.size(), 3u);
+  EXPECT_TRUE(decoded->responses[0].pending);
+  EXPECT_FALSE(decoded->responses[1].pending);
+  EXPECT_TRUE(decoded->responses[1].has_error);
+  EXPECT_TRUE(decoded->responses[2].pending);
+}
+
+TEST(PythonProtocolTest, ResponseRoundTripsEveryKindAndRejectsBadOnes) {
+  const std::vector<int64_t> dims{3};
+  const std::string data = "abc";
+  ResponseMessage outputs;
+  outputs.request_id = 9;
+  outputs.pool_block = 4096;
+  WireTensor in_pool;
+  in_pool.name = "OUT";
+  in_pool.datatype = INFERD_TYPE_UINT8;
+  in_pool.dims = dims;
+  in_pool.location = Location::kRegion;
+  in_pool.byte_size = 3;
+  in_pool.offset = 4096 + 64;
+  WireTensor inline_tensor = in_pool;
+  inline_tensor.name = "RAW";
+  inline_tensor.location = Location::kInline;
+  inline_tensor.data = reinterpret_cast<const uint8_t*>(data.data());
+  outputs.response.outputs = {in_pool, inline_tensor};
+  std::vector<uint8_t> encoded = EncodeResponse(outputs);
+  StatusOr<ResponseMessage> decoded = DecodeResponse(encoded);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->request_id, 9u);
+  EXPECT_FALSE(decoded->final);
+  EXPECT_TRUE(decoded->has_response);
+  EXPECT_EQ(decoded->pool_block, 4096u);
+  ASSERT_EQ(decoded->response.outputs.size(), 2u);
+  EXPECT_EQ(decoded->response.outputs[0].offset, 4096u + 64);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(decoded->response.outputs[1].data), 3), data);
+  EXPECT_EQ(std::vector<int64_t>(decoded->response.outputs[1].dims.begin(),
+                                 decoded->response.outputs[1].dims.end()),
+            dims);
+  for (size_t cut = 0; cut < encoded.size(); ++cut) {
+    EXPECT_FALSE(DecodeResponse(std::span<const uint8_t>(encoded.data(), cut)).ok()) << cut;
+  }
+
+  ResponseMessage error;
+  error.request_id = 10;
+  error.final = true;
+  error.pool_block = kNoPoolBlock;
+  error.response.has_error = true;
+  error.response.error_code = INFERD_ERROR_INVALID_ARG;
+  error.response.error_message = "no";
+  decoded = DecodeResponse(EncodeResponse(error));
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_TRUE(decoded->final);
+  EXPECT_TRUE(decoded->response.has_error);
+  EXPECT_EQ(decoded->response.error_message, "no");
+
+  ResponseMessage none;
+  none.request_id = 11;
+  none.final = true;
+  none.has_response = false;
+  none.pool_block = kNoPoolBlock;
+  decoded = DecodeResponse(EncodeResponse(none));
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_FALSE(decoded->has_response);
+  // The final flag alone is the only response without a response.
+  none.final = false;
+  EXPECT_FALSE(DecodeResponse(EncodeResponse(none)).ok());
+  std::vector<uint8_t> bad_kind = EncodeResponse(error);
+  bad_kind[9] = 7;
+  EXPECT_FALSE(DecodeResponse(bad_kind).ok());
+
+  EXPECT_EQ(*DecodeIsCancelled(std::vector<uint8_t>{5, 0, 0, 0, 0, 0, 0, 0}), 5u);
+  EXPECT_FALSE(DecodeIsCancelled(std::vector<uint8_t>{5, 0}).ok());
+  EXPECT_EQ(EncodeCancelled(5, true), (std::vector<uint8_t>{5, 0, 0, 0, 0, 0, 0, 0, 1}));
 }
 
 ResultEncoder SampleResult(const std::vector<int64_t>& dims, const std::string& data) {
@@ -355,7 +449,7 @@ TEST(BlsCodecTest, RequestRoundTripAndResponseParts) {
   }
 
   // Inline data is referenced by the parts, not copied into the encoding.
-  BlsResponseEncoder encoder(77);
+  BlsResponseEncoder encoder(77, kFlagFinal);
   encoder.BeginOutputs(2);
   encoder.AddOutput(Inline("A", dims, data));
   WireTensor in_region = Inline("B", dims, data);
@@ -375,14 +469,20 @@ TEST(BlsCodecTest, RequestRoundTripAndResponseParts) {
             data);
   EXPECT_EQ(response->response.outputs[1].offset, 4096u);
 
-  BlsResponseEncoder error(3);
+  BlsResponseEncoder error(3, kFlagFinal);
   error.SetError(INFERD_ERROR_DEADLINE_EXCEEDED, "late");
   const std::vector<uint8_t> error_flat = error.Flatten();
   response = DecodeBlsResponse(error_flat);
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(response->response.error_code, INFERD_ERROR_DEADLINE_EXCEEDED);
+  EXPECT_EQ(response->flags, kFlagFinal);
+  BlsResponseEncoder none(4, kFlagFinal);
+  none.SetNone();
+  response = DecodeBlsResponse(none.Flatten());
+  ASSERT_TRUE(response.ok());
+  EXPECT_FALSE(response->has_response);
   std::vector<uint8_t> unknown = error.Flatten();
-  unknown[9] = 200;  // a code from a newer peer
+  unknown[10] = 200;  // a code from a newer peer
   EXPECT_EQ(DecodeBlsResponse(unknown)->response.error_code, INFERD_ERROR_UNKNOWN);
 }
 

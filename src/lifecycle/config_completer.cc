@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lifecycle/config_completer.h"
 
+#include <set>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 
 namespace inferd::lifecycle {
@@ -31,6 +34,19 @@ void FillTensor(const backends::SignatureTensor& from, bool batching, Tensor& to
     to.add_dims(1);
     if (batching) to.mutable_reshape();
   }
+}
+
+// Tensors of a sequence model that the server supplies (control inputs,
+// implicit state inputs) or takes (state outputs): never client tensors, so
+// they stay out of `input` and `output`, as in Triton's configs.
+std::set<std::string> SequenceTensorNames(const inference::ModelConfig& config) {
+  std::set<std::string> names;
+  for (const auto& input : config.sequence_batching().control_input()) names.insert(input.name());
+  for (const auto& state : config.sequence_batching().state()) {
+    names.insert(state.input_name());
+    names.insert(state.output_name());
+  }
+  return names;
 }
 
 absl::Status CheckTypes(const INFERD_Signature& signature) {
@@ -70,11 +86,16 @@ absl::Status CompleteModelConfig(const INFERD_Signature& signature,
                      "' does not support batching while non-zero max_batch_size is specified"));
   }
   const bool batching = config.max_batch_size() > 0;
+  const std::set<std::string> server_tensors = SequenceTensorNames(config);
   if (config.input_size() == 0) {
-    for (const auto& t : signature.inputs) FillTensor(t, batching, *config.add_input());
+    for (const auto& t : signature.inputs) {
+      if (server_tensors.count(t.name) == 0) FillTensor(t, batching, *config.add_input());
+    }
   }
   if (config.output_size() == 0) {
-    for (const auto& t : signature.outputs) FillTensor(t, batching, *config.add_output());
+    for (const auto& t : signature.outputs) {
+      if (server_tensors.count(t.name) == 0) FillTensor(t, batching, *config.add_output());
+    }
   }
   return absl::OkStatus();
 }

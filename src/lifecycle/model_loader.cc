@@ -117,7 +117,8 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
   for (auto& instance : created) {
     INFERD_RETURN_IF_ERROR(WarmUpInstance(*config, model_dir, version, *instance));
   }
-  INFERD_ASSIGN_OR_RETURN(auto scheduler, options_.scheduler_factory(*config, std::move(created)));
+  INFERD_ASSIGN_OR_RETURN(auto scheduler,
+                          options_.scheduler_factory(*config, std::move(created), model_dir));
   return std::make_unique<ModelVersion>(
       config, version, std::move(backend_model), std::move(scheduler),
       std::make_shared<core::ModelStats>(options_.histogram_bounds));

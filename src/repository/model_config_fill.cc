@@ -156,6 +156,15 @@ void NormalizeModelConfig(inference::ModelConfig& config) {
       config.max_batch_size() > 0) {
     config.mutable_dynamic_batching()->add_preferred_batch_size(config.max_batch_size());
   }
+  if (config.has_sequence_batching()) {
+    // Triton's defaults, shown by the config endpoint: the direct strategy
+    // and a one-second idle timeout.
+    auto* sequence = config.mutable_sequence_batching();
+    if (!sequence->has_direct() && !sequence->has_oldest()) sequence->mutable_direct();
+    if (sequence->max_sequence_idle_microseconds() == 0) {
+      sequence->set_max_sequence_idle_microseconds(1'000'000);
+    }
+  }
   if (config.platform() == "ensemble") return;
   if (config.instance_group_size() == 0) config.add_instance_group();
   const bool threaded_cpu_default = config.backend() == "onnxruntime" || config.backend() == "tensorflow";

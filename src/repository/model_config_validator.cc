@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "repository/sequence_batching_validator.h"
 
 namespace inferd::repository {
 namespace {
@@ -244,7 +245,7 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   CheckDynamicBatching(config, problems);
   CheckInstanceGroups(config, problems);
   CheckWarmup(config, problems);
-  if (config.has_sequence_batching()) problems.push_back("sequence_batching is not supported yet");
+  CheckSequenceBatching(config, problems);
   if (config.version_policy().has_latest() &&
       config.version_policy().latest().num_versions() == 0) {
     problems.push_back("version_policy latest: 'num_versions' must be at least 1");

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,8 +34,11 @@ class Scheduler {
 };
 
 // Builds the scheduler of one version over its instances (moved in).
+// `model_directory` is the model's folder (the sequence batcher reads
+// initial_state data files below it).
 using SchedulerFactory = std::function<absl::StatusOr<std::unique_ptr<Scheduler>>(
     const inference::ModelConfig& config,
-    std::vector<std::unique_ptr<backends::BackendInstance>> instances)>;
+    std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+    const std::string& model_directory)>;
 
 }  // namespace inferd::scheduling

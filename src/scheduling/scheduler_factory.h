@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Chooses a version's scheduler from its configuration: the dynamic batcher
-// when `dynamic_batching` is present, direct execution otherwise.
+// Chooses a version's scheduler from its configuration: the sequence batcher
+// when `sequence_batching` is present, else the dynamic batcher when
+// `dynamic_batching` is, direct execution otherwise.
 #pragma once
 
 #include <memory>

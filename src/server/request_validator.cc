@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server/request_validator.h"
 
+#include <optional>
 #include <set>
 #include <variant>
 
@@ -141,6 +142,27 @@ absl::StatusOr<std::vector<std::string>> ResolveOutputs(const inference::ModelCo
   return names;
 }
 
+// What a sequence model's server-set input is ("a sequence control input
+// (CONTROL_SEQUENCE_START)", "an implicit state input"), or nullopt.
+std::optional<std::string> SequenceTensorKind(const inference::ModelConfig& config,
+                                              const std::string& name) {
+  if (!config.has_sequence_batching()) return std::nullopt;
+  for (const auto& input : config.sequence_batching().control_input()) {
+    if (input.name() != name) continue;
+    std::string kind = "a sequence control input";
+    if (input.control_size() > 0) {
+      absl::StrAppend(&kind, " (",
+                      inference::ModelSequenceBatching_Control_Kind_Name(input.control(0).kind()),
+                      ")");
+    }
+    return kind;
+  }
+  for (const auto& state : config.sequence_batching().state()) {
+    if (state.input_name() == name) return std::string("an implicit state input");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& config,
@@ -155,6 +177,11 @@ absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& c
       if (candidate.name() == tensor.name) input = &candidate;
     }
     if (input == nullptr) {
+      if (auto sequence = SequenceTensorKind(config, tensor.name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input '", tensor.name, "' of model '", config.name(), "' is ", *sequence,
+            " that the server sets for each request of a sequence; the request must not send it"));
+      }
       return absl::InvalidArgumentError(absl::StrCat("unexpected inference input '", tensor.name,
                                                      "' for model '", config.name(), "'"));
     }

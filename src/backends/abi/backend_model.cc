@@ -32,6 +32,7 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
     output_types_.push_back(out.data_type());
     output_optional_.push_back(0);
   }
+  AddSequenceTensors(config);
   FillTensors(inputs_, input_specs_, input_optional_, input_types_);
   FillTensors(outputs_, output_specs_, output_optional_, output_types_);
   for (const auto& [key, value] : config.parameters())
@@ -56,6 +57,47 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
   spec_.config_json = config_json_.c_str();
   spec_.server = server;
   spec_.decoupled = config.model_transaction_policy().decoupled() ? 1 : 0;
+}
+
+namespace {
+
+// The type of a control input's tensor: CORRID's data_type, or the type of
+// its false/true list.
+int ControlType(const inference::ModelSequenceBatching::Control& control) {
+  if (control.kind() == inference::ModelSequenceBatching::Control::CONTROL_SEQUENCE_CORRID) {
+    return control.data_type();
+  }
+  if (control.int32_false_true_size() > 0) return inference::TYPE_INT32;
+  if (control.fp32_false_true_size() > 0) return inference::TYPE_FP32;
+  return inference::TYPE_BOOL;
+}
+
+}  // namespace
+
+void ModelSpecStorage::AddSequenceTensors(const inference::ModelConfig& config) {
+  // The sequence batcher adds control inputs (dims [1]) and implicit state
+  // inputs to every request and needs the state outputs produced, so a
+  // backend sees them among the model's inputs and outputs
+  // (docs/backends.md, "Sequence models").
+  const auto& sequence = config.sequence_batching();
+  for (const auto& input : sequence.control_input()) {
+    if (input.control_size() == 0) continue;
+    inputs_.push_back({input.name(), {1}, {}, false});
+    input_types_.push_back(ControlType(input.control(0)));
+    input_optional_.push_back(0);
+  }
+  for (const auto& state : sequence.state()) {
+    inputs_.push_back({state.input_name(), {state.dims().begin(), state.dims().end()}, {}, false});
+    input_types_.push_back(state.data_type());
+    input_optional_.push_back(0);
+    bool listed = false;
+    for (const auto& out : config.output()) listed = listed || out.name() == state.output_name();
+    if (listed) continue;
+    outputs_.push_back(
+        {state.output_name(), {state.dims().begin(), state.dims().end()}, {}, false});
+    output_types_.push_back(state.data_type());
+    output_optional_.push_back(0);
+  }
 }
 
 void ModelSpecStorage::FillTensors(std::vector<TensorStorage>& storage,

@@ -37,6 +37,8 @@ class ModelSpecStorage {
   };
   void FillTensors(std::vector<TensorStorage>& storage, std::vector<INFERD_TensorSpec>& specs,
                    std::vector<int>& optional_flags, std::vector<int>& types);
+  // A sequence model's control and state inputs and its state outputs.
+  void AddSequenceTensors(const inference::ModelConfig& config);
 
   std::string name_, model_directory_, model_path_, config_json_;
   std::vector<TensorStorage> inputs_, outputs_;

@@ -96,6 +96,19 @@ TEST(ConfigCompleterTest, ExistingSchedulerIsKept) {
   ASSERT_TRUE(CompleteModelConfig(Sig({T("x", {-1, 1})}, {T("y", {-1, 1})}), sequence).ok());
   EXPECT_TRUE(sequence.has_sequence_batching());
   EXPECT_FALSE(sequence.has_dynamic_batching());
+  // The server's tensors (controls, states) stay out of input and output.
+  auto stateful = Config(
+      "sequence_batching { control_input [ { name: \"START\" control [ { kind: "
+      "CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] } ] state [ { input_name: \"S_IN\" "
+      "output_name: \"S_OUT\" data_type: TYPE_FP32 dims: [ 1 ] } ] }");
+  ASSERT_TRUE(CompleteModelConfig(Sig({T("x", {-1, 1}), T("START", {-1, 1}), T("S_IN", {-1, 1})},
+                                      {T("y", {-1, 1}), T("S_OUT", {-1, 1})}),
+                                  stateful)
+                  .ok());
+  ASSERT_EQ(stateful.input_size(), 1);
+  EXPECT_EQ(stateful.input(0).name(), "x");
+  ASSERT_EQ(stateful.output_size(), 1);
+  EXPECT_EQ(stateful.output(0).name(), "y");
 }
 
 // ABI 1.2: a backend that knows its batch size (a Python model's

@@ -20,9 +20,10 @@ void InlineScheduler::Stop() {
 }
 
 scheduling::SchedulerFactory InlineSchedulerFactory(std::shared_ptr<int> instances_seen) {
-  return [instances_seen](const inference::ModelConfig&,
-                          std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-             -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
+  return [instances_seen](
+             const inference::ModelConfig&,
+             std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+             const std::string&) -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
     if (instances_seen) *instances_seen += static_cast<int>(instances.size());
     return std::make_unique<InlineScheduler>(std::move(instances));
   };

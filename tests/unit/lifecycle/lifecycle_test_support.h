@@ -111,9 +111,10 @@ inline scheduling::SchedulerFactory LoggingSchedulerFactory(scheduling::Schedule
   auto count = std::make_shared<std::atomic<int>>(0);
   return [inner = std::move(inner), log = std::move(log), count](
              const inference::ModelConfig& config,
-             std::vector<std::unique_ptr<backends::BackendInstance>> instances)
+             std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+             const std::string& model_directory)
              -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
-    auto built = inner(config, std::move(instances));
+    auto built = inner(config, std::move(instances), model_directory);
     if (!built.ok()) return built.status();
     return std::unique_ptr<scheduling::Scheduler>(
         std::make_unique<LoggingScheduler>(std::move(*built), log, count->fetch_add(1) + 1));

@@ -547,13 +547,13 @@ TEST_F(TransitionsTest, LoadFromFileParameters) {
 
 TEST_F(TransitionsTest, UnloadAllAnswersTheStillQueuedRequestsWhenTheDrainRunsOut) {
   auto queued = std::make_shared<std::atomic<int>>(0);
-  auto manager =
-      Create(Options(ModelControlMode::kNone,
-                     [queued](const inference::ModelConfig&,
-                              std::vector<std::unique_ptr<backends::BackendInstance>> instances)
-                         -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
-                       return std::make_unique<QueueingScheduler>(std::move(instances), queued);
-                     }));
+  auto manager = Create(Options(
+      ModelControlMode::kNone,
+      [queued](const inference::ModelConfig&,
+               std::vector<std::unique_ptr<backends::BackendInstance>> instances,
+               const std::string&) -> absl::StatusOr<std::unique_ptr<scheduling::Scheduler>> {
+        return std::make_unique<QueueingScheduler>(std::move(instances), queued);
+      }));
   ASSERT_NE(manager, nullptr);
   CapturedResult result;
   {

@@ -204,8 +204,6 @@ TEST(ModelConfigValidatorTest, InstanceGroups) {
 }
 
 TEST(ModelConfigValidatorTest, UnsupportedSchedulers) {
-  EXPECT_THAT(Problems("sequence_batching { }"),
-              HasSubstr("sequence_batching is not supported yet"));
   const absl::Status ensemble = Validate(
       "name: \"e\" platform: \"ensemble\" input [ { name: \"a\" data_type: TYPE_FP32 dims: [1] } ] "
       "output [ { name: \"b\" data_type: TYPE_FP32 dims: [1] } ]");
@@ -421,6 +419,142 @@ TEST(ModelConfigValidatorTest, WarmupIsNotForEnsembles) {
       "zero_data: true } } }");
   EXPECT_THAT(std::string(ensemble.message()),
               HasSubstr("model_warmup is not allowed for ensembles"));
+}
+
+}  // namespace
+}  // namespace inferd::repository
+
+namespace inferd::repository {
+namespace {
+
+TEST(ModelConfigValidatorTest, SequenceBatchingThatTritonAccepts) {
+  EXPECT_EQ(Problems("sequence_batching { }"), "");
+  EXPECT_EQ(Problems(R"pb(sequence_batching {
+                            max_sequence_idle_microseconds: 5000000
+                            oldest {
+                              max_candidate_sequences: 4
+                              preferred_batch_size: [ 2, 8 ]
+                              max_queue_delay_microseconds: 100
+                            } control_input
+                            [ {
+                              name: "START" control
+                              [ {
+                                kind: CONTROL_SEQUENCE_START
+                                fp32_false_true: [ 0, 1 ]
+                              }]
+                            }
+                              , {
+                                name: "END" control
+                                [ {
+                                  kind: CONTROL_SEQUENCE_END
+                                  bool_false_true: [ false, true ]
+                                }]
+                              }
+                              , {
+                                name: "READY" control
+                                [ {
+                                  kind: CONTROL_SEQUENCE_READY
+                                  int32_false_true: [ 0, 1 ]
+                                }]
+                              }
+                              , {
+                                name: "CORRID" control
+                                [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_STRING }]
+                              }] state
+                            [ {
+                              input_name: "S_IN"
+                              output_name: "S_OUT"
+                              data_type: TYPE_FP32
+                              dims: [ -1 ]
+                              initial_state {
+                                name: "zeros"
+                                data_type: TYPE_FP32
+                                dims: [ 3 ]
+                                zero_data: true
+                              }
+                            }]
+                          })pb"),
+            "");
+}
+
+TEST(ModelConfigValidatorTest, SequenceBatchingProblems) {
+  const std::string problems =
+      Problems(R"pb(sequence_batching {
+                      direct { minimum_slot_utilization: 2 } control_input
+                      [ {
+                        name: "x" control
+                        [ {
+                          kind: CONTROL_SEQUENCE_START
+                          int32_false_true: [ 0 ]
+                        }]
+                      }
+                        , {
+                          name: "A" control
+                          [ {
+                            kind: CONTROL_SEQUENCE_START
+                            int32_false_true: [ 0, 1 ]
+                            fp32_false_true: [ 0, 1 ]
+                          }]
+                        }
+                        , {
+                          name: "C" control
+                          [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_FP32 }]
+                        }
+                        , {
+                          name: "C" control
+                          []
+                        }] state
+                      [ {
+                        input_name: "S"
+                        output_name: "y"
+                        data_type: TYPE_INT32
+                        dims: [ 0 ]
+                        initial_state {
+                          data_type: TYPE_FP32
+                          dims: [ 1, 2 ]
+                        }
+                      }]
+                    })pb");
+  for (const char* expected : {
+           "sequence_batching direct: minimum_slot_utilization 2 is outside [0, 1]",
+           "control_input 'x': is also listed in 'input'",
+           "control_input 'x' (CONTROL_SEQUENCE_START): the false/true list must hold exactly 2 "
+           "values (1 given)",
+           "more than one control of kind CONTROL_SEQUENCE_START",
+           "control_input 'A' (CONTROL_SEQUENCE_START): set exactly one of int32_false_true, "
+           "fp32_false_true or bool_false_true",
+           "control_input 'C' (CONTROL_SEQUENCE_CORRID): 'data_type' must be TYPE_UINT64, "
+           "TYPE_INT64, TYPE_UINT32, TYPE_INT32 or TYPE_STRING, not TYPE_FP32",
+           "control_input 'C': name is used twice",
+           "control_input 'C': must hold exactly one control (0 given)",
+           "state 'S': dimension 0 is invalid",
+           "state 'S': output 'y' has data_type TYPE_FP32 but the state is TYPE_INT32",
+           "state 'S': initial_state: 'name' must be set",
+           "state 'S': initial_state data_type TYPE_FP32 does not match the state's TYPE_INT32",
+           "state 'S': initial_state has 2 dims; the state has 1",
+           "state 'S': initial_state: set 'zero_data' or 'data_file'",
+       }) {
+    EXPECT_THAT(problems, HasSubstr(expected));
+  }
+  EXPECT_THAT(Problems(R"pb(sequence_batching { state
+                                                [ {
+                                                  input_name: "S"
+                                                  output_name: "T"
+                                                  data_type: TYPE_INT32
+                                                  dims: [ 2 ]
+                                                  initial_state {
+                                                    name: "i"
+                                                    data_type: TYPE_INT32
+                                                    dims: [ 3 ]
+                                                    data_file: "../../etc/passwd"
+                                                  }
+                                                }] })pb"),
+              AllOf(HasSubstr("initial_state dimension 0 is 3; the state's is 2"),
+                    HasSubstr("must be a relative path inside initial_state/")));
+  EXPECT_THAT(Problems("sequence_batching { iterative_sequence: true }"),
+              HasSubstr("iterative_sequence"));
+  EXPECT_THAT(Problems("sequence_batching { oldest { preferred_batch_size: [ 9 ] } }"),
+              HasSubstr("preferred_batch_size 9 is outside [1, max_batch_size 8]"));
 }
 
 }  // namespace

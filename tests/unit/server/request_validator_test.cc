@@ -278,3 +278,40 @@ TEST(RequestValidatorTest, ErrorsNameModelAndTensor) {
 
 }  // namespace
 }  // namespace inferd
+
+namespace inferd {
+namespace {
+
+TEST(RequestValidatorTest, SequenceTensorsAreTheServers) {
+  const auto config = Config(std::string(kBatching) + R"pb(
+    sequence_batching { control_input
+                        [ {
+                          name: "START" control
+                          [ {
+                            kind: CONTROL_SEQUENCE_START
+                            int32_false_true: [ 0, 1 ]
+                          }]
+                        }] state
+                        [ {
+                          input_name: "S_IN"
+                          output_name: "S_OUT"
+                          data_type: TYPE_INT32
+                          dims: [ 1 ]
+                        }] })pb");
+  auto start = MakeTensor<int32_t>("START", DataType::kInt32, {1, 1}, {1});
+  EXPECT_EQ(Error(Request({A({1, 2, 3}), S(1), start}), config),
+            "input 'START' of model 'm' is a sequence control input (CONTROL_SEQUENCE_START) that "
+            "the server sets for each request of a sequence; the request must not send it");
+  auto state = MakeTensor<int32_t>("S_IN", DataType::kInt32, {1, 1}, {1});
+  EXPECT_EQ(Error(Request({A({1, 2, 3}), S(1), state}), config),
+            "input 'S_IN' of model 'm' is an implicit state input that the server sets for each "
+            "request of a sequence; the request must not send it");
+  // The state output is not a client output unless the config lists it.
+  auto request = Request({A({1, 2, 3}), S(1)});
+  request.requested_outputs = {"S_OUT"};
+  EXPECT_EQ(Error(request, config), "model 'm' has no output 'S_OUT'");
+  EXPECT_EQ(Error(Request({A({1, 2, 3}), S(1)}), config), "");
+}
+
+}  // namespace
+}  // namespace inferd

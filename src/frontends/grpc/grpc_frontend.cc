@@ -70,6 +70,9 @@ int GrpcFrontend::port() const { return port_; }
 void GrpcFrontend::Stop() {
   std::call_once(stop_once_, [this] {
     if (grpc_server_ == nullptr) return;
+    // Open streams end cleanly once answered, rather than being cancelled
+    // when the grace below runs out.
+    inference_->EndStreams();
     // Returns once every call has finished: in-flight inferences are answered
     // by the server's completion callbacks, which the server always calls.
     grpc_server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);

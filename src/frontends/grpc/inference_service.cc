@@ -14,6 +14,20 @@
 #include "model_config.pb.h"
 
 namespace inferd::frontends::grpc {
+namespace {
+
+// Triton's words for a decoupled model reached through the unary RPC
+// (docs/api.md, "Streaming"); every other error keeps its status.
+::grpc::Status UnaryInferStatus(const absl::Status& status) {
+  if (absl::IsUnimplemented(status) && status.GetPayload(core::kDecoupledRefusalPayload)) {
+    return ::grpc::Status(
+        ::grpc::StatusCode::UNIMPLEMENTED,
+        "ModelInfer RPC doesn't support models with decoupled transaction policy");
+  }
+  return ToGrpcStatus(status);
+}
+
+}  // namespace
 
 InferenceService::InferenceService(Server& server) : server_(server) {
   SetMessageAllocatorFor_ModelInfer(&infer_allocator_);
@@ -119,13 +133,18 @@ InferenceService::Unary* InferenceService::ModelInfer(Context* context,
   server_.InferAsync(*std::move(decoded),
                      [reactor, response](absl::StatusOr<core::InferResponse> result) {
                        if (!result.ok()) {
-                         reactor->Finish(ToGrpcStatus(result.status()));
+                         reactor->Finish(UnaryInferStatus(result.status()));
                          return;
                        }
                        EncodeInferResponse(*result, *response);
                        reactor->Finish(::grpc::Status::OK);
                      });
   return reactor;
+}
+
+::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+InferenceService::ModelStreamInfer(Context* context) {
+  return new StreamInferReactor(server_, context, streams_);  // deletes itself in OnDone
 }
 
 }  // namespace inferd::frontends::grpc

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "frontends/grpc/infer_message_allocator.h"
+#include "frontends/grpc/stream_infer_reactor.h"
 #include "grpc_service.grpc.pb.h"
 #include "server/server.h"
 
@@ -49,10 +50,17 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
                                const inference::RepositoryModelUnloadRequest* request,
                                inference::RepositoryModelUnloadResponse* response) override;
 
-  // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
-  // with a message naming the RPC.
+  // Many requests on one bidirectional stream (stream_infer_reactor.h);
+  // decoupled models answer here with every response.
   ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
   ModelStreamInfer(Context* context) override;
+
+  // Shutdown, before the grpc::Server's: every open stream ends (OK) once
+  // its requests are answered; new streams are refused.
+  void EndStreams() { streams_.EndAll(); }
+
+  // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
+  // with a message naming the RPC.
   Unary* SystemSharedMemoryStatus(Context* context,
                                   const inference::SystemSharedMemoryStatusRequest* request,
                                   inference::SystemSharedMemoryStatusResponse* response) override;
@@ -79,6 +87,7 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
  private:
   Server& server_;
   InferMessageAllocator infer_allocator_;
+  StreamRegistry streams_;
 };
 
 }  // namespace inferd::frontends::grpc

@@ -18,26 +18,7 @@ Unary* Unimplemented(InferenceService::Context* context, std::string what) {
   return reactor;
 }
 
-// Answers a stream with UNIMPLEMENTED at once; frees itself when done.
-class UnimplementedStream final
-    : public ::grpc::ServerBidiReactor<inference::ModelInferRequest,
-                                       inference::ModelStreamInferResponse> {
- public:
-  UnimplementedStream() {
-    Finish(::grpc::Status(::grpc::StatusCode::UNIMPLEMENTED,
-                          "ModelStreamInfer (streaming inference) is not implemented by this "
-                          "server yet"));
-  }
-  // gRPC's documented idiom for reactors that own themselves.
-  void OnDone() override { delete this; }
-};
-
 }  // namespace
-
-::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
-InferenceService::ModelStreamInfer(Context*) {
-  return new UnimplementedStream();
-}
 
 Unary* InferenceService::SystemSharedMemoryStatus(Context* context,
                                                   const inference::SystemSharedMemoryStatusRequest*,

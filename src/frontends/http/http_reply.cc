@@ -15,10 +15,12 @@ size_t HttpReply::ContentLength() const {
 
 std::string SerializeReplyHead(const HttpReply& reply, unsigned version, bool close) {
   namespace http = boost::beast::http;
-  const auto reason = http::obsolete_reason(http::int_to_status(static_cast<unsigned>(reply.status)));
+  const auto reason =
+      http::obsolete_reason(http::int_to_status(static_cast<unsigned>(reply.status)));
   std::string head = absl::StrCat(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ", reply.status, " ",
                                   absl::string_view(reason.data(), reason.size()), "\r\n");
-  if (!reply.content_type.empty()) absl::StrAppend(&head, "Content-Type: ", reply.content_type, "\r\n");
+  if (!reply.content_type.empty())
+    absl::StrAppend(&head, "Content-Type: ", reply.content_type, "\r\n");
   for (const auto& [name, value] : reply.headers) absl::StrAppend(&head, name, ": ", value, "\r\n");
   absl::StrAppend(&head, "Content-Length: ", reply.ContentLength(), "\r\n");
   if (close) {
@@ -28,6 +30,30 @@ std::string SerializeReplyHead(const HttpReply& reply, unsigned version, bool cl
   }
   head += "\r\n";
   return head;
+}
+
+std::string SerializeStreamHead(const HttpReply& head, unsigned version, bool close) {
+  namespace http = boost::beast::http;
+  const auto reason =
+      http::obsolete_reason(http::int_to_status(static_cast<unsigned>(head.status)));
+  std::string text = absl::StrCat(version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ", head.status, " ",
+                                  absl::string_view(reason.data(), reason.size()), "\r\n");
+  if (!head.content_type.empty())
+    absl::StrAppend(&text, "Content-Type: ", head.content_type, "\r\n");
+  for (const auto& [name, value] : head.headers) absl::StrAppend(&text, name, ": ", value, "\r\n");
+  if (version == 10) {
+    text += "Connection: close\r\n";
+  } else {
+    text += "Transfer-Encoding: chunked\r\n";
+    if (close) text += "Connection: close\r\n";
+  }
+  text += "\r\n";
+  return text;
+}
+
+std::string ChunkFrame(std::string_view data) {
+  return absl::StrCat(absl::Hex(data.size()), "\r\n", absl::string_view(data.data(), data.size()),
+                      "\r\n");
 }
 
 HttpReply JsonReply(int status, std::string json) {

@@ -34,6 +34,16 @@ struct HttpReply {
 // "Connection: close", and an HTTP/1.0 reply that stays open says keep-alive.
 std::string SerializeReplyHead(const HttpReply& reply, unsigned version, bool close);
 
+// The status line and headers that open a streamed reply (Server-Sent
+// Events): no Content-Length; "Transfer-Encoding: chunked" for HTTP/1.1, or
+// for HTTP/1.0 a body that ends when the connection closes ("Connection:
+// close"); `close` adds "Connection: close" to an HTTP/1.1 reply too.
+std::string SerializeStreamHead(const HttpReply& head, unsigned version, bool close);
+// One chunk of a chunked body: "<size in hex>\r\n<data>\r\n". Empty data is
+// not a chunk (it would end the body): the caller sends kLastChunk instead.
+std::string ChunkFrame(std::string_view data);
+inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
 // 200-style reply with `json` as an application/json body.
 HttpReply JsonReply(int status, std::string json);
 // A reply with no body (health probes).

@@ -19,4 +19,12 @@ void Responder::WatchDisconnect(std::shared_ptr<core::CancellationToken> token) 
   session_->WatchDisconnect(std::move(token));
 }
 
+void Responder::OpenStream(HttpReply head) const { session_->OpenStream(std::move(head)); }
+
+void Responder::StreamData(std::function<std::string()> make) const {
+  session_->StreamData(std::move(make));
+}
+
+void Responder::EndStream() const { session_->EndStream(); }
+
 }  // namespace inferd::frontends::http

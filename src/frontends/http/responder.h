@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "core/cancellation.h"
 #include "frontends/http/http_reply.h"
@@ -26,6 +27,12 @@ class Responder {
   // Raises `token` when the client goes away before the reply is sent. Call
   // before Send/SendLater.
   void WatchDisconnect(std::shared_ptr<core::CancellationToken> token) const;
+
+  // A streamed reply instead of Send/SendLater (Session::OpenStream): the
+  // head once, any number of pieces, then EndStream exactly once.
+  void OpenStream(HttpReply head) const;
+  void StreamData(std::function<std::string()> make) const;
+  void EndStream() const;
 
  private:
   std::shared_ptr<Session> session_;

@@ -66,6 +66,7 @@ void Session::WatchDisconnect(std::shared_ptr<core::CancellationToken> token) {
 }
 
 void Session::StartWatch(std::shared_ptr<core::CancellationToken> token) {
+  token_ = token;
   // Bytes already read past this request are a pipelined next request: the
   // client is still there (and an end of stream behind them means it only
   // finished sending).
@@ -210,6 +211,7 @@ void Session::Write(HttpReply reply) {
 
 void Session::OnWrite(beast::error_code ec, bool close) {
   writing_ = HttpReply();  // releases output buffers (and the request body they may share)
+  token_.reset();
   if (ec) {
     CloseSocket();
     return;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "boost/asio/ip/tcp.hpp"
 #include "boost/beast/core/flat_buffer.hpp"
@@ -42,6 +43,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // reply can be delivered.
   void WatchDisconnect(std::shared_ptr<core::CancellationToken> token);
 
+  // A streamed reply (Server-Sent Events, session_stream.cc), in place of
+  // Deliver and posted in order like it: OpenStream writes the status line
+  // and headers, StreamData one piece of the body (built on the strand by
+  // `make`), EndStream the end of the body, after which the connection
+  // serves the next request (HTTP/1.0: closes). The disconnect watch keeps
+  // running while the stream is written; a client that stops reading for
+  // more than kMaxStreamBacklog bytes is cut off and its request cancelled.
+  // Any thread.
+  void OpenStream(HttpReply head);
+  void StreamData(std::function<std::string()> make);
+  void EndStream();
+  static constexpr size_t kMaxStreamBacklog = 64 << 20;
+
  private:
   using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
@@ -59,6 +73,21 @@ class Session : public std::enable_shared_from_this<Session> {
   void Linger();
   void CloseSocket();
   void StartWatch(std::shared_ptr<core::CancellationToken> token);
+  void StartStream(HttpReply head);
+  void QueueStream(std::string bytes);
+  void WriteStream();
+  void OnStreamWrite(boost::beast::error_code ec);
+
+  // The body of a streamed reply on its way out: one write at a time, the
+  // pieces that arrive meanwhile wait and go out together.
+  struct StreamState {
+    bool chunked = true;  // HTTP/1.1; HTTP/1.0 ends the body by closing
+    bool close = false;   // close the connection after the reply
+    bool ended = false;   // EndStream came: nothing follows the queued bytes
+    std::vector<std::string> queued;
+    size_t queued_bytes = 0;
+    std::vector<std::string> writing;  // owned until the write completes
+  };
 
   boost::beast::tcp_stream stream_;
   boost::beast::flat_buffer buffer_;
@@ -71,6 +100,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = false;
   bool closed_ = false;
   DisconnectWatch watch_;
+  // The current request's token (WatchDisconnect), also raised when a
+  // streamed reply cannot be written.
+  std::shared_ptr<core::CancellationToken> token_;
+  std::optional<StreamState> stream_state_;
 };
 
 }  // namespace inferd::frontends::http

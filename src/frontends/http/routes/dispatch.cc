@@ -10,8 +10,6 @@ namespace {
 
 std::string_view Describe(Route route) {
   switch (route) {
-    case Route::kModelGenerate:
-    case Route::kModelGenerateStream: return "the generate extension";
     case Route::kModelTraceSetting:
     case Route::kTraceSetting: return "trace settings";
     case Route::kLogging: return "log settings";
@@ -64,6 +62,12 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
     case Route::kModelInfer:
       HandleInfer(context, std::move(request), std::move(responder));
       return;
+    case Route::kModelGenerate:
+    case Route::kModelGenerateStream: {
+      const bool streaming = request.route.route == Route::kModelGenerateStream;
+      HandleGenerate(context, std::move(request), std::move(responder), streaming);
+      return;
+    }
     case Route::kRepositoryIndex:
       responder.Send(HandleRepositoryIndex(*context, request));
       return;

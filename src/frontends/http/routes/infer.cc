@@ -66,7 +66,16 @@ absl::StatusOr<DecodedInferRequest> Decode(const ServingContext& context,
 
 HttpReply BuildReply(const absl::StatusOr<core::InferResponse>& result, const OutputFormat& format,
                      ContentCoding coding) {
-  if (!result.ok()) return ErrorReply(result.status());
+  if (!result.ok()) {
+    // Triton's words for a decoupled model, which only generate_stream serves.
+    if (absl::IsUnimplemented(result.status()) &&
+        result.status().GetPayload(core::kDecoupledRefusalPayload)) {
+      return ErrorReply(501,
+                        "HTTP end point doesn't support models with decoupled transaction "
+                        "policy");
+    }
+    return ErrorReply(result.status());
+  }
   absl::StatusOr<HttpReply> reply = EncodeInferResponse(*result, format);
   if (!reply.ok()) return ErrorReply(reply.status());
   if (coding == ContentCoding::kIdentity) return *std::move(reply);

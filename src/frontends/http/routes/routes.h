@@ -23,6 +23,12 @@ void HandleRepositoryControl(const std::shared_ptr<ServingContext>& context,
 void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
                  Responder responder);
 
+// POST /v2/models/{M}[/versions/{V}]/generate and .../generate_stream
+// (Triton's generate extension, generate.cc); answers asynchronously, the
+// stream as Server-Sent Events.
+void HandleGenerate(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
+                    Responder responder, bool streaming);
+
 // Routes to the handler above or answers 404/405/501 itself.
 void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
                      Responder responder);

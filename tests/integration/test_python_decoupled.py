@@ -15,9 +15,11 @@ tritonclient.
   and an ordinary model answering through its response sender.
 """
 import json
+import os
 import pathlib
 import queue
 import shutil
+import signal
 
 import numpy as np
 import pytest
@@ -156,6 +158,21 @@ def test_decoupled_misuse_ends_the_request_with_triton_s_error(stream, mode, mes
     assert message in errors[-1].message()
     if mode == "raise":
         assert results[0][0].as_numpy("OUT").tolist() == [1]  # sent before the error
+
+
+def test_a_worker_killed_mid_stream_fails_its_open_requests(stream):
+    stream.send("decoupled_misuse", [bytes_input(grpcclient, "MODE", "pid")], request_id="pid")
+    pid = int(stream.until_final(1)["pid"][0][0].as_numpy("OUT")[0])
+    stream.send("decoupled_misuse", [bytes_input(grpcclient, "MODE", "hang")], request_id="hang")
+    first, error = stream.results.get(timeout=TIMEOUT_S)
+    assert error is None and first.as_numpy("OUT").tolist() == [7]
+    os.kill(pid, signal.SIGKILL)
+    result, error = stream.results.get(timeout=TIMEOUT_S)
+    assert result is None
+    assert f"the worker (pid {pid}) exited before it sent the final response of this request" in error.message()
+    # A new worker serves the model.
+    stream.send("decoupled_misuse", [bytes_input(grpcclient, "MODE", "pid")], request_id="again")
+    assert int(stream.until_final(1)["again"][0][0].as_numpy("OUT")[0]) != pid
 
 
 def test_unary_endpoints_refuse_decoupled_models_as_triton(decoupled):

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/http/metadata_json.h"
+#include "server/metadata_json.h"
 
-#include "frontends/http/json_writer.h"
+#include "core/json_writer.h"
 
-namespace inferd::frontends::http {
+namespace inferd {
 namespace {
+
+using core::JsonWriter;
+using core::TakeString;
+using core::WriteKey;
+using core::WriteString;
 
 void WriteStringField(JsonWriter& writer, std::string_view key, std::string_view value) {
   WriteKey(writer, key);
@@ -76,4 +81,4 @@ std::string RepositoryIndexJson(const std::vector<ModelIndexEntry>& entries) {
   return TakeString(buffer);
 }
 
-}  // namespace inferd::frontends::http
+}  // namespace inferd

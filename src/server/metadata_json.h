@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// JSON bodies of the metadata endpoints: server metadata, model metadata
-// (tensor shapes with the leading -1 batch dimension the Server reports) and
-// the repository index. No I/O.
+// The JSON of server metadata, model metadata (tensor shapes with the
+// leading -1 batch dimension the Server reports) and the repository index,
+// as the HTTP endpoints answer them; the C API (src/capi) hands out the same
+// text. No I/O.
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@
 
 #include "server/server.h"
 
-namespace inferd::frontends::http {
+namespace inferd {
 
 // {"name","version","extensions":[...]}
 std::string ServerMetadataJson(const ServerMetadata& metadata);
@@ -18,4 +19,4 @@ std::string ModelMetadataJson(const ModelMetadata& metadata);
 // [{"name","version","state","reason"}]
 std::string RepositoryIndexJson(const std::vector<ModelIndexEntry>& entries);
 
-}  // namespace inferd::frontends::http
+}  // namespace inferd

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/http/statistics_json.h"
+#include "server/statistics_json.h"
 
 #include <string_view>
 
-#include "frontends/http/json_writer.h"
+#include "core/json_writer.h"
 
-namespace inferd::frontends::http {
+namespace inferd {
 namespace {
+
+using core::JsonWriter;
+using core::TakeString;
+using core::WriteKey;
+using core::WriteString;
 
 void WriteUint64Field(JsonWriter& writer, std::string_view key, uint64_t value) {
   WriteKey(writer, key);
@@ -85,4 +90,4 @@ std::string ModelStatisticsJson(const std::vector<ModelStatistics>& stats) {
   return TakeString(buffer);
 }
 
-}  // namespace inferd::frontends::http
+}  // namespace inferd

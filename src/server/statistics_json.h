@@ -2,7 +2,7 @@
 // The JSON body of the statistics extension (GET /v2/models[/{M}[/versions/
 // {V}]]/stats), as Triton writes it: every counter a JSON number, `version`
 // a string, durations in nanoseconds, last_inference in ms since the epoch.
-// No I/O.
+// Shared by the HTTP frontend and the C API (src/capi). No I/O.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "server/server.h"
 
-namespace inferd::frontends::http {
+namespace inferd {
 
 // {"model_stats":[{"name","version","last_inference","inference_count",
 // "execution_count","inference_stats":{"success","fail","queue",
@@ -20,4 +20,4 @@ namespace inferd::frontends::http {
 // "response_stats":{}}]}, each duration {"count","ns"}.
 std::string ModelStatisticsJson(const std::vector<ModelStatistics>& stats);
 
-}  // namespace inferd::frontends::http
+}  // namespace inferd

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/http/metadata_json.h"
+#include "server/metadata_json.h"
 
 #include "gtest/gtest.h"
 
-namespace inferd::frontends::http {
+namespace inferd {
 namespace {
 
 TEST(MetadataJsonTest, ServerMetadata) {
@@ -36,4 +36,4 @@ TEST(MetadataJsonTest, RepositoryIndex) {
 }
 
 }  // namespace
-}  // namespace inferd::frontends::http
+}  // namespace inferd

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "frontends/http/statistics_json.h"
+#include "server/statistics_json.h"
 
 #include <string>
 
 #include "gtest/gtest.h"
 #include "simdjson.h"
 
-namespace inferd::frontends::http {
+namespace inferd {
 namespace {
 
 // Every duration distinct, so that a field written from the wrong counter shows.
@@ -90,4 +90,4 @@ TEST(StatisticsJsonTest, KeepsTheOrderOfTheList) {
 }
 
 }  // namespace
-}  // namespace inferd::frontends::http
+}  // namespace inferd

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Server metadata, model metadata, model readiness and model configuration.
 #include "absl/strings/str_cat.h"
-#include "frontends/http/metadata_json.h"
 #include "core/model_config_json.h"
 #include "frontends/http/routes/routes.h"
 #include "model_config.pb.h"
+#include "server/metadata_json.h"
 
 namespace inferd::frontends::http {
 namespace {

@@ -2,9 +2,9 @@
 // Model repository: the index (optionally only ready models), and explicit
 // load and unload, answered from the Server's completion callback.
 #include "absl/strings/str_cat.h"
-#include "frontends/http/metadata_json.h"
 #include "frontends/http/repository_json.h"
 #include "frontends/http/routes/routes.h"
+#include "server/metadata_json.h"
 
 namespace inferd::frontends::http {
 namespace {

@@ -2,7 +2,7 @@
 // The statistics extension: GET /v2/models/stats (every ready model) and
 // /v2/models/{M}[/versions/{V}]/stats.
 #include "frontends/http/routes/routes.h"
-#include "frontends/http/statistics_json.h"
+#include "server/statistics_json.h"
 
 namespace inferd::frontends::http {
 

@@ -106,7 +106,7 @@ asan-test-integration: asan-build
 # TSan covers the scheduler, the lifecycle, the statistics and what they share with the
 # frontends (the tests labelled `tsan`). Only those targets are built: the
 # rest of the tree runs under ASan, and ONNX Runtime is not instrumented.
-TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test ensemble_test model_stats_test cancellation_test lifecycle_transitions_test python_protocol_test shared_memory_registry_test inferd_fake
+TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test ensemble_test model_stats_test cancellation_test lifecycle_transitions_test python_protocol_test sequence_batcher_test shared_memory_registry_test inferd_fake
 
 tsan: tsan-build
 	ctest --preset tsan -L tsan

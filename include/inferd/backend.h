@@ -257,6 +257,11 @@ typedef struct INFERD_ModelSpec {
    * of a custom backend <name> is model.<name>. */
   const char* model_path;
   int32_t max_batch_size; /* 0: the model does not batch */
+  /* The config's inputs and outputs. For a sequence model the server adds
+   * tensors after them: each sequence_batching control_input (dims [1]) and
+   * state input_name, and each state output_name the config does not list as
+   * an output. Every request carries those inputs and asks for those
+   * outputs (docs/backends.md, "Sequence models"). */
   const INFERD_TensorSpec* inputs;
   size_t input_count;
   const INFERD_TensorSpec* outputs;

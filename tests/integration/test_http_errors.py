@@ -74,7 +74,7 @@ def test_wrong_method_is_405(server, method, path):
 
 
 def test_unimplemented_extensions_are_501(server):
-    for method, path in [("GET", "/v2/systemsharedmemory/status"), ("GET", "/v2/logging")]:
+    for method, path in [("GET", "/v2/trace/setting"), ("GET", "/v2/logging")]:
         r = requests.request(method, url(server, path))
         assert_error(r, 501)
 
@@ -145,11 +145,11 @@ def test_reserved_parameter(server):
     assert_error(post_infer(server, simple_request(parameters={"triton_x": 1})), 400, "triton_")
 
 
-def test_shared_memory_input_is_refused(server):
+def test_unknown_shared_memory_region_is_404(server):
     request = simple_request()
     del request["inputs"][0]["data"]
     request["inputs"][0]["parameters"] = {"shared_memory_region": "r", "shared_memory_byte_size": 64}
-    assert_error(post_infer(server, request), 400, "shared memory")
+    assert_error(post_infer(server, request), 404, "Unable to find shared memory region: 'r'")
 
 
 def binary_request(sizes, blobs, declared_length=None):

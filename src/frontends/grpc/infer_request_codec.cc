@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "frontends/grpc/infer_request_codec.h"
 
+#include <optional>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -21,26 +22,87 @@ absl::Status AboutTensor(absl::string_view kind, absl::string_view tensor, absl:
                                                   "': ", status.message()));
 }
 
-bool HasSharedMemory(const ProtoParameters& parameters) {
-  return parameters.contains("shared_memory_region") ||
-         parameters.contains("shared_memory_byte_size") ||
-         parameters.contains("shared_memory_offset");
+absl::Status NoSharedMemory() {
+  return absl::InvalidArgumentError("shared memory regions are not available on this call");
+}
+
+// The shared-memory parameters of a tensor, with the rules and words of
+// Triton's gRPC frontend; nullopt when it has none.
+absl::StatusOr<std::optional<SharedMemoryRef>> SharedMemoryParameters(
+    const ProtoParameters& parameters, const std::string& tensor) {
+  using Choice = inference::InferParameter::ParameterChoiceCase;
+  const auto region = parameters.find("shared_memory_region");
+  const auto offset = parameters.find("shared_memory_offset");
+  const auto size = parameters.find("shared_memory_byte_size");
+  const bool has_region = region != parameters.end();
+  const auto without_region = [&](const char* key) {
+    return absl::InvalidArgumentError(absl::StrCat("'", key,
+                                                   "' can not be specified without "
+                                                   "'shared_memory_region' parameter for tensor '",
+                                                   tensor, "'"));
+  };
+  const auto wrong_type = [&](const char* key, const char* expected) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid value type for '", key,
+                                                   "' parameter for tensor '", tensor,
+                                                   "', expected ", expected, "."));
+  };
+  if (!has_region) {
+    if (offset != parameters.end()) return without_region("shared_memory_offset");
+    if (size != parameters.end()) return without_region("shared_memory_byte_size");
+    return std::nullopt;
+  }
+  if (region->second.parameter_choice_case() != Choice::kStringParam) {
+    return wrong_type("shared_memory_region", "string_param");
+  }
+  SharedMemoryRef ref;
+  ref.region = region->second.string_param();
+  if (offset != parameters.end()) {
+    if (offset->second.parameter_choice_case() != Choice::kInt64Param) {
+      return wrong_type("shared_memory_offset", "int64_param");
+    }
+    // As Triton: a negative offset becomes a huge one, refused as invalid.
+    ref.offset = static_cast<uint64_t>(offset->second.int64_param());
+  }
+  if (size == parameters.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'shared_memory_byte_size' must be specified along with 'shared_memory_region' parameter "
+        "for tensor '",
+        tensor, "'"));
+  }
+  if (size->second.parameter_choice_case() != Choice::kInt64Param) {
+    return wrong_type("shared_memory_byte_size", "int64_param");
+  }
+  ref.byte_size = static_cast<uint64_t>(size->second.int64_param());
+  return ref;
 }
 
 // Decodes one input; `raw_index` is the next unused raw_input_contents entry.
 absl::StatusOr<core::Tensor> DecodeInput(const inference::ModelInferRequest& message,
                                          const InputTensor& input, int& raw_index,
-                                         const std::shared_ptr<const void>& owner) {
+                                         const std::shared_ptr<const void>& owner,
+                                         const SharedMemoryRegistry* shared_memory) {
   const auto datatype = core::DataTypeFromProtocolName(input.datatype());
   if (!datatype) {
     return absl::InvalidArgumentError(absl::StrCat("unknown datatype '", input.datatype(), "'"));
   }
   core::Shape shape(input.shape().begin(), input.shape().end());
   INFERD_ASSIGN_OR_RETURN(const int64_t count, core::ElementCount(shape));
-  if (HasSharedMemory(input.parameters())) {
-    return absl::InvalidArgumentError("shared memory region is not registered");
-  }
   core::Tensor tensor{input.name(), *datatype, std::move(shape), {}};
+  if (input.parameters().empty()) {
+    // The common case: no parameter, so no region to look for.
+  } else if (auto ref = SharedMemoryParameters(input.parameters(), input.name()); !ref.ok()) {
+    return ref.status();
+  } else if (ref->has_value()) {
+    if (input.has_contents()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected 'content' provided when using shared memory for input tensor '",
+                       input.name(), "' for model '", message.model_name(), "'"));
+    }
+    if (shared_memory == nullptr) return NoSharedMemory();
+    INFERD_RETURN_IF_ERROR(
+        AttachSharedMemoryInput(*shared_memory, **ref, message.model_name(), tensor));
+    return tensor;
+  }
   if (input.has_contents()) {
     if (!message.raw_input_contents().empty()) {
       return absl::InvalidArgumentError(
@@ -58,20 +120,30 @@ absl::StatusOr<core::Tensor> DecodeInput(const inference::ModelInferRequest& mes
   return tensor;
 }
 
-absl::Status CheckRequestedOutput(const OutputTensor& output) {
+absl::Status CheckRequestedOutput(const OutputTensor& output,
+                                  const SharedMemoryRegistry* shared_memory,
+                                  SharedMemoryOutputs* outputs) {
+  if (output.parameters().empty()) return absl::OkStatus();
   if (output.parameters().contains("classification")) {
     return absl::UnimplementedError("classification outputs are not supported");
   }
-  if (HasSharedMemory(output.parameters())) {
-    return absl::InvalidArgumentError("shared memory region is not registered");
-  }
-  return absl::OkStatus();
+  INFERD_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> ref,
+                          SharedMemoryParameters(output.parameters(), output.name()));
+  if (!ref) return absl::OkStatus();
+  if (shared_memory == nullptr || outputs == nullptr) return NoSharedMemory();
+  return ReserveSharedMemoryOutput(*shared_memory, output.name(), *std::move(ref), *outputs);
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<core::InferRequest>> DecodeInferRequest(
     const inference::ModelInferRequest& message, std::shared_ptr<const void> owner) {
+  return DecodeInferRequest(message, std::move(owner), nullptr, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<core::InferRequest>> DecodeInferRequest(
+    const inference::ModelInferRequest& message, std::shared_ptr<const void> owner,
+    const SharedMemoryRegistry* shared_memory, SharedMemoryOutputs* outputs) {
   auto request = std::make_unique<core::InferRequest>();
   request->model_name = message.model_name();
   request->model_version = message.model_version();
@@ -87,7 +159,7 @@ absl::StatusOr<std::unique_ptr<core::InferRequest>> DecodeInferRequest(
   int raw_index = 0;
   request->inputs.reserve(message.inputs_size());
   for (const InputTensor& input : message.inputs()) {
-    auto tensor = DecodeInput(message, input, raw_index, owner);
+    auto tensor = DecodeInput(message, input, raw_index, owner, shared_memory);
     if (!tensor.ok()) {
       return AboutTensor("input", input.name(), message.model_name(), tensor.status());
     }
@@ -101,7 +173,7 @@ absl::StatusOr<std::unique_ptr<core::InferRequest>> DecodeInferRequest(
 
   request->requested_outputs.reserve(message.outputs_size());
   for (const OutputTensor& output : message.outputs()) {
-    if (absl::Status status = CheckRequestedOutput(output); !status.ok()) {
+    if (absl::Status status = CheckRequestedOutput(output, shared_memory, outputs); !status.ok()) {
       return AboutTensor("output", output.name(), message.model_name(), status);
     }
     request->requested_outputs.push_back(output.name());

@@ -3,8 +3,10 @@
 // entry per output, in order, as the official clients require. No I/O.
 #pragma once
 
+#include "absl/status/status.h"
 #include "core/infer_request.h"
 #include "grpc_service.pb.h"
+#include "server/shared_memory_tensors.h"
 
 namespace inferd::frontends::grpc {
 
@@ -13,5 +15,13 @@ namespace inferd::frontends::grpc {
 // length prefixes, as the raw encoding wants).
 void EncodeInferResponse(const core::InferResponse& response,
                          inference::ModelInferResponse& message);
+
+// The same, except that each output in `shared_memory` is copied into its
+// region and gets an empty raw_output_contents entry (as Triton: the entries
+// stay one per output, in order, so clients index them as before).
+// WriteSharedMemoryOutput's error when an output does not fit its window.
+absl::Status EncodeInferResponse(const core::InferResponse& response,
+                                 const SharedMemoryOutputs& shared_memory,
+                                 inference::ModelInferResponse& message);
 
 }  // namespace inferd::frontends::grpc

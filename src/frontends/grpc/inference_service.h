@@ -59,8 +59,9 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   // its requests are answered; new streams are refused.
   void EndStreams() { streams_.EndAll(); }
 
-  // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
-  // with a message naming the RPC.
+  // The shared-memory extensions (shared_memory_service.cc, every region
+  // operation of the gRPC frontend): system regions over the Server's
+  // registry; CUDA as a server without GPUs answers.
   Unary* SystemSharedMemoryStatus(Context* context,
                                   const inference::SystemSharedMemoryStatusRequest* request,
                                   inference::SystemSharedMemoryStatusResponse* response) override;
@@ -79,6 +80,9 @@ class InferenceService final : public inference::GRPCInferenceService::CallbackS
   Unary* CudaSharedMemoryUnregister(
       Context* context, const inference::CudaSharedMemoryUnregisterRequest* request,
       inference::CudaSharedMemoryUnregisterResponse* response) override;
+
+  // Not implemented yet (inference_service_unimplemented.cc): UNIMPLEMENTED
+  // with a message naming the RPC.
   Unary* TraceSetting(Context* context, const inference::TraceSettingRequest* request,
                       inference::TraceSettingResponse* response) override;
   Unary* LogSettings(Context* context, const inference::LogSettingsRequest* request,

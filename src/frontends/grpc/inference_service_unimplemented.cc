@@ -20,42 +20,6 @@ Unary* Unimplemented(InferenceService::Context* context, std::string what) {
 
 }  // namespace
 
-Unary* InferenceService::SystemSharedMemoryStatus(Context* context,
-                                                  const inference::SystemSharedMemoryStatusRequest*,
-                                                  inference::SystemSharedMemoryStatusResponse*) {
-  return Unimplemented(context, "SystemSharedMemoryStatus (system shared memory)");
-}
-
-Unary* InferenceService::SystemSharedMemoryRegister(
-    Context* context, const inference::SystemSharedMemoryRegisterRequest*,
-    inference::SystemSharedMemoryRegisterResponse*) {
-  return Unimplemented(context, "SystemSharedMemoryRegister (system shared memory)");
-}
-
-Unary* InferenceService::SystemSharedMemoryUnregister(
-    Context* context, const inference::SystemSharedMemoryUnregisterRequest*,
-    inference::SystemSharedMemoryUnregisterResponse*) {
-  return Unimplemented(context, "SystemSharedMemoryUnregister (system shared memory)");
-}
-
-Unary* InferenceService::CudaSharedMemoryStatus(Context* context,
-                                                const inference::CudaSharedMemoryStatusRequest*,
-                                                inference::CudaSharedMemoryStatusResponse*) {
-  return Unimplemented(context, "CudaSharedMemoryStatus (CUDA shared memory)");
-}
-
-Unary* InferenceService::CudaSharedMemoryRegister(Context* context,
-                                                  const inference::CudaSharedMemoryRegisterRequest*,
-                                                  inference::CudaSharedMemoryRegisterResponse*) {
-  return Unimplemented(context, "CudaSharedMemoryRegister (CUDA shared memory)");
-}
-
-Unary* InferenceService::CudaSharedMemoryUnregister(
-    Context* context, const inference::CudaSharedMemoryUnregisterRequest*,
-    inference::CudaSharedMemoryUnregisterResponse*) {
-  return Unimplemented(context, "CudaSharedMemoryUnregister (CUDA shared memory)");
-}
-
 Unary* InferenceService::TraceSetting(Context* context, const inference::TraceSettingRequest*,
                                       inference::TraceSettingResponse*) {
   return Unimplemented(context, "TraceSetting (trace extension)");

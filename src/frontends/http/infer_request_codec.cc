@@ -7,11 +7,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "core/bytes_encoding.h"
 #include "core/shape.h"
 #include "frontends/http/json_params.h"
 #include "frontends/http/json_tensor_reader.h"
 #include "frontends/http/string_view_util.h"
-#include "core/bytes_encoding.h"
 #include "simdjson.h"
 
 namespace inferd::frontends::http {
@@ -40,6 +40,7 @@ struct DecodeState {
   core::InferRequest* request;
   std::vector<BinaryInput> binary;
   size_t json_budget;
+  const InferDecodeOptions* options;
 };
 
 absl::StatusOr<core::Shape> ParseShape(element value, std::string_view name) {
@@ -79,31 +80,88 @@ absl::Status CheckBytesElements(const core::Tensor& tensor) {
   INFERD_ASSIGN_OR_RETURN(int64_t count, core::ElementCount(tensor.shape));
   if (static_cast<int64_t>(elements->size()) != count) {
     return Invalid(absl::StrCat("input '", tensor.name, "' binary data holds ", elements->size(),
-                                " BYTES elements but its shape ",
-                                core::ShapeToString(tensor.shape), " needs ", count));
+                                " BYTES elements but its shape ", core::ShapeToString(tensor.shape),
+                                " needs ", count));
   }
   return absl::OkStatus();
 }
 
-// Reads binary_data_size / shared_memory_region from input parameters.
-absl::StatusOr<std::optional<uint64_t>> InputBinarySize(element input, std::string_view name) {
+// A tensor's parameters object, or nullopt when it has none.
+absl::StatusOr<std::optional<object>> TensorParameters(object fields, std::string_view kind,
+                                                       std::string_view name) {
   element params;
-  if (input["parameters"].get(params) != simdjson::SUCCESS) return std::nullopt;
-  object fields;
-  if (params.get(fields) != simdjson::SUCCESS) {
-    return Invalid("input '", name, "' parameters must be an object");
+  if (fields["parameters"].get(params) != simdjson::SUCCESS) return std::nullopt;
+  object params_fields;
+  if (params.get(params_fields) != simdjson::SUCCESS) {
+    return Invalid(kind, name, "' parameters must be an object");
   }
-  if (fields["shared_memory_region"].error() == simdjson::SUCCESS) {
-    return Invalid("input '", name,
-                   "' uses shared_memory_region, but shared memory is not supported yet");
+  return params_fields;
+}
+
+// shared_memory_region / _byte_size / _offset, with the rules of Triton's
+// gRPC frontend (the same names, the same words); nullopt when absent.
+absl::StatusOr<std::optional<SharedMemoryRef>> SharedMemoryParameters(object params,
+                                                                      std::string_view name) {
+  const auto tensor = [&](std::string_view what) {
+    return Invalid(what, "parameter for tensor '", absl::StrCat(AsAbsl(name), "'"));
+  };
+  element region;
+  const bool has_region = params["shared_memory_region"].get(region) == simdjson::SUCCESS;
+  element offset;
+  const bool has_offset = params["shared_memory_offset"].get(offset) == simdjson::SUCCESS;
+  element byte_size;
+  const bool has_size = params["shared_memory_byte_size"].get(byte_size) == simdjson::SUCCESS;
+  if (!has_region) {
+    if (has_offset)
+      return tensor("'shared_memory_offset' can not be specified without 'shared_memory_region' ");
+    if (has_size)
+      return tensor(
+          "'shared_memory_byte_size' can not be specified without 'shared_memory_region' ");
+    return std::nullopt;
   }
+  SharedMemoryRef ref;
+  std::string_view region_name;
+  if (region.get(region_name) != simdjson::SUCCESS) {
+    return tensor("invalid value type for 'shared_memory_region' ");
+  }
+  ref.region = std::string(region_name);
+  if (!has_size) {
+    return tensor("'shared_memory_byte_size' must be specified along with 'shared_memory_region' ");
+  }
+  // Unsigned 64-bit values (Triton reads them as uint64; 2^64-32 is an offset
+  // the registry then refuses, not a parse error).
+  if (byte_size.get(ref.byte_size) != simdjson::SUCCESS) {
+    return tensor("invalid value type for 'shared_memory_byte_size' ");
+  }
+  if (has_offset && offset.get(ref.offset) != simdjson::SUCCESS) {
+    return tensor("invalid value type for 'shared_memory_offset' ");
+  }
+  return ref;
+}
+
+struct InputParameters {
+  std::optional<uint64_t> binary_size;
+  std::optional<SharedMemoryRef> shared_memory;
+};
+
+// Reads binary_data_size and the shared-memory parameters of an input.
+absl::StatusOr<InputParameters> ReadInputParameters(object fields, std::string_view name) {
+  InputParameters out;
+  INFERD_ASSIGN_OR_RETURN(std::optional<object> params, TensorParameters(fields, "input '", name));
+  if (!params) return out;
+  INFERD_ASSIGN_OR_RETURN(out.shared_memory, SharedMemoryParameters(*params, name));
   element size;
-  if (fields["binary_data_size"].get(size) != simdjson::SUCCESS) return std::nullopt;
+  if ((*params)["binary_data_size"].get(size) != simdjson::SUCCESS) return out;
   int64_t v = 0;
   if (size.type() != element_type::INT64 || size.get(v) != simdjson::SUCCESS || v < 0) {
     return Invalid("input '", name, "' binary_data_size must be a non-negative integer");
   }
-  return static_cast<uint64_t>(v);
+  out.binary_size = static_cast<uint64_t>(v);
+  return out;
+}
+
+absl::Status NoSharedMemory() {
+  return absl::InvalidArgumentError("shared memory regions are not available on this endpoint");
 }
 
 absl::Status DecodeInput(element input, DecodeState& state) {
@@ -119,7 +177,9 @@ absl::Status DecodeInput(element input, DecodeState& state) {
     return Invalid("input '", tensor.name, "' needs a string 'datatype'");
   }
   const auto type = core::DataTypeFromProtocolName(text);
-  if (!type) return Invalid(absl::StrCat("input '", tensor.name, "' has unknown datatype '", AsAbsl(text), "'"));
+  if (!type)
+    return Invalid(
+        absl::StrCat("input '", tensor.name, "' has unknown datatype '", AsAbsl(text), "'"));
   tensor.datatype = *type;
   element shape;
   if (fields["shape"].get(shape) != simdjson::SUCCESS) {
@@ -127,20 +187,27 @@ absl::Status DecodeInput(element input, DecodeState& state) {
   }
   INFERD_ASSIGN_OR_RETURN(tensor.shape, ParseShape(shape, tensor.name));
   INFERD_ASSIGN_OR_RETURN(int64_t count, core::ElementCount(tensor.shape));
-  INFERD_ASSIGN_OR_RETURN(std::optional<uint64_t> binary_size, InputBinarySize(input, tensor.name));
+  INFERD_ASSIGN_OR_RETURN(InputParameters params, ReadInputParameters(fields, tensor.name));
+  const std::optional<uint64_t>& binary_size = params.binary_size;
   element data;
   const bool has_data = fields["data"].get(data) == simdjson::SUCCESS;
-  if (has_data == binary_size.has_value()) {
+  if (int{has_data} + int{binary_size.has_value()} + int{params.shared_memory.has_value()} != 1) {
     return Invalid("input '", tensor.name,
                    "' must set exactly one of 'data', parameters.binary_data_size or "
                    "parameters.shared_memory_region");
   }
-  if (binary_size) {
+  if (params.shared_memory) {
+    // Straight from the region: the Buffer points into its mapping.
+    if (state.options->shared_memory == nullptr) return NoSharedMemory();
+    INFERD_RETURN_IF_ERROR(AttachSharedMemoryInput(
+        *state.options->shared_memory, *params.shared_memory, state.options->model_name, tensor));
+  } else if (binary_size) {
     INFERD_RETURN_IF_ERROR(CheckBinarySize(tensor, *binary_size));
     state.binary.push_back({state.request->inputs.size(), *binary_size});
   } else {
-    INFERD_ASSIGN_OR_RETURN(std::string bytes, DecodeJsonTensorData(data, tensor.datatype, count,
-                                                                    state.json_budget, tensor.name));
+    INFERD_ASSIGN_OR_RETURN(
+        std::string bytes,
+        DecodeJsonTensorData(data, tensor.datatype, count, state.json_budget, tensor.name));
     state.json_budget -= bytes.size();
     tensor.data = core::Buffer::Own(std::move(bytes));
   }
@@ -148,25 +215,26 @@ absl::Status DecodeInput(element input, DecodeState& state) {
   return absl::OkStatus();
 }
 
-absl::Status DecodeOutput(element output, core::InferRequest& request, OutputFormat& format) {
+absl::Status DecodeOutput(element output, const InferDecodeOptions& options,
+                          core::InferRequest& request, OutputFormat& format) {
   object fields;
   std::string_view name;
   if (output.get(fields) != simdjson::SUCCESS || fields["name"].get(name) != simdjson::SUCCESS) {
     return Invalid("each requested output must be an object with a string 'name'");
   }
   request.requested_outputs.emplace_back(name);
-  element params;
-  if (fields["parameters"].get(params) != simdjson::SUCCESS) return absl::OkStatus();
-  object param_fields;
-  if (params.get(param_fields) != simdjson::SUCCESS) {
-    return Invalid("output '", name, "' parameters must be an object");
-  }
-  if (param_fields["shared_memory_region"].error() == simdjson::SUCCESS) {
-    return Invalid("output '", name,
-                   "' uses shared_memory_region, but shared memory is not supported yet");
-  }
+  INFERD_ASSIGN_OR_RETURN(std::optional<object> params, TensorParameters(fields, "output '", name));
+  if (!params) return absl::OkStatus();
+  object& param_fields = *params;
   if (param_fields["classification"].error() == simdjson::SUCCESS) {
     return Invalid("output '", name, "' asks for classification, which is not supported yet");
+  }
+  INFERD_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
+                          SharedMemoryParameters(param_fields, name));
+  if (shm) {
+    if (options.shared_memory == nullptr) return NoSharedMemory();
+    return ReserveSharedMemoryOutput(*options.shared_memory, std::string(name), *std::move(shm),
+                                     format.shared_memory);
   }
   element binary;
   if (param_fields["binary_data"].get(binary) == simdjson::SUCCESS) {
@@ -190,10 +258,11 @@ absl::Status AttachBinary(DecodeState& state, size_t json_length) {
                                   tensor.name, "' (", binary.byte_size, " bytes declared, ",
                                   body.size() - offset, " left)"));
     }
-    tensor.data = core::Buffer{body.data() + offset, static_cast<size_t>(binary.byte_size),
-                               state.body};
+    tensor.data =
+        core::Buffer{body.data() + offset, static_cast<size_t>(binary.byte_size), state.body};
     offset += binary.byte_size;
-    if (tensor.datatype == core::DataType::kBytes) INFERD_RETURN_IF_ERROR(CheckBytesElements(tensor));
+    if (tensor.datatype == core::DataType::kBytes)
+      INFERD_RETURN_IF_ERROR(CheckBytesElements(tensor));
   }
   if (offset != body.size()) {
     return Invalid(absl::StrCat("request body has ", body.size() - offset,
@@ -211,7 +280,8 @@ absl::Status DecodeEnvelope(object root, DecodeState& state, OutputFormat& forma
     request.id = std::string(id);
   }
   if (root["parameters"].get(value) == simdjson::SUCCESS) {
-    INFERD_ASSIGN_OR_RETURN(request.parameters, ParseRequestParameters(value, format.binary_default));
+    INFERD_ASSIGN_OR_RETURN(request.parameters,
+                            ParseRequestParameters(value, format.binary_default));
   }
   simdjson::dom::array inputs;
   if (root["inputs"].get(inputs) != simdjson::SUCCESS) {
@@ -220,8 +290,11 @@ absl::Status DecodeEnvelope(object root, DecodeState& state, OutputFormat& forma
   for (element input : inputs) INFERD_RETURN_IF_ERROR(DecodeInput(input, state));
   if (root["outputs"].get(value) == simdjson::SUCCESS) {
     simdjson::dom::array outputs;
-    if (value.get(outputs) != simdjson::SUCCESS) return Invalid("request 'outputs' must be an array");
-    for (element output : outputs) INFERD_RETURN_IF_ERROR(DecodeOutput(output, request, format));
+    if (value.get(outputs) != simdjson::SUCCESS)
+      return Invalid("request 'outputs' must be an array");
+    for (element output : outputs) {
+      INFERD_RETURN_IF_ERROR(DecodeOutput(output, *state.options, request, format));
+    }
   }
   return absl::OkStatus();
 }
@@ -238,9 +311,10 @@ absl::StatusOr<size_t> ParseInferenceHeaderLength(std::string_view value, size_t
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
   if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
       length > body_size) {
-    return Invalid(absl::StrCat("Inference-Header-Content-Length must be a number from 0 to the "
-                                "body length ",
-                                body_size, ", got '", AsAbsl(value), "'"));
+    return Invalid(
+        absl::StrCat("Inference-Header-Content-Length must be a number from 0 to the "
+                     "body length ",
+                     body_size, ", got '", AsAbsl(value), "'"));
   }
   return length;
 }
@@ -266,7 +340,7 @@ absl::StatusOr<DecodedInferRequest> DecodeInferRequest(std::shared_ptr<const std
   if (root.get(root_object) != simdjson::SUCCESS) return Invalid("request JSON must be an object");
   DecodedInferRequest decoded;
   decoded.request = std::make_unique<core::InferRequest>();
-  DecodeState state{body, decoded.request.get(), {}, options.max_json_input_bytes};
+  DecodeState state{body, decoded.request.get(), {}, options.max_json_input_bytes, &options};
   INFERD_RETURN_IF_ERROR(DecodeEnvelope(root_object, state, decoded.format));
   INFERD_RETURN_IF_ERROR(AttachBinary(state, length));
   return decoded;

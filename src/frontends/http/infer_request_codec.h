@@ -14,13 +14,17 @@
 
 #include "absl/status/statusor.h"
 #include "core/infer_request.h"
+#include "server/shared_memory_tensors.h"
 
 namespace inferd::frontends::http {
 
-// Which outputs go back as binary blobs rather than JSON `data`.
+// Which outputs go back as binary blobs rather than JSON `data`, and which
+// go into shared-memory regions instead (their windows leased until the reply
+// is encoded).
 struct OutputFormat {
-  bool binary_default = false;  // request parameter binary_data_output
+  bool binary_default = false;                              // request parameter binary_data_output
   std::map<std::string, bool, std::less<>> binary_by_name;  // output parameter binary_data
+  SharedMemoryOutputs shared_memory;                        // output parameters shared_memory_*
 
   bool IsBinary(std::string_view output_name) const;
 };
@@ -34,6 +38,10 @@ struct InferDecodeOptions {
   // Largest JSON header, and total tensor bytes its `data` arrays may
   // decode to. Bounds the parser's memory (several times the JSON size).
   size_t max_json_input_bytes = 64 << 20;
+  // Regions that shared_memory_region parameters name; null: a request
+  // naming one is refused. `model_name` is for error messages only.
+  const SharedMemoryRegistry* shared_memory = nullptr;
+  std::string_view model_name;
 };
 
 // `body` is the whole (decompressed) request body. `json_length` is the

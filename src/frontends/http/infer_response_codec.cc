@@ -11,7 +11,9 @@
 namespace inferd::frontends::http {
 namespace {
 
-absl::Status WriteOutput(const core::Tensor& output, bool binary, JsonWriter& writer) {
+enum class Placement { kJson, kBinary, kSharedMemory };
+
+absl::Status WriteOutput(const core::Tensor& output, Placement placement, JsonWriter& writer) {
   writer.StartObject();
   WriteKey(writer, "name");
   if (!WriteString(writer, output.name)) {
@@ -23,7 +25,9 @@ absl::Status WriteOutput(const core::Tensor& output, bool binary, JsonWriter& wr
   writer.StartArray();
   for (int64_t dim : output.shape) writer.Int64(dim);
   writer.EndArray();
-  if (binary) {
+  if (placement == Placement::kSharedMemory) {
+    // As Triton: the bytes are in the region; the JSON has the metadata only.
+  } else if (placement == Placement::kBinary) {
     // The C++ client requires binary_data_size in any output `parameters`,
     // so parameters appear only on binary outputs.
     WriteKey(writer, "parameters");
@@ -61,9 +65,17 @@ absl::StatusOr<HttpReply> EncodeInferResponse(const core::InferResponse& respons
   HttpReply reply;
   bool any_binary = false;
   for (const core::Tensor& output : response.outputs) {
-    const bool binary = format.IsBinary(output.name);
+    Placement placement = format.IsBinary(output.name) ? Placement::kBinary : Placement::kJson;
+    if (!format.shared_memory.empty()) {
+      const auto region = format.shared_memory.find(output.name);
+      if (region != format.shared_memory.end()) {
+        INFERD_RETURN_IF_ERROR(WriteSharedMemoryOutput(output, region->second));
+        placement = Placement::kSharedMemory;
+      }
+    }
+    const bool binary = placement == Placement::kBinary;
     any_binary = any_binary || binary;
-    INFERD_RETURN_IF_ERROR(WriteOutput(output, binary, writer));
+    INFERD_RETURN_IF_ERROR(WriteOutput(output, placement, writer));
     if (binary && output.data.size > 0) reply.tail.push_back(output.data);
   }
   writer.EndArray();

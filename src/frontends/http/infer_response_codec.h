@@ -14,7 +14,9 @@ namespace inferd::frontends::http {
 
 // application/json when every output is JSON; otherwise
 // application/octet-stream with Inference-Header-Content-Length set to the
-// JSON's size. Errors as WriteJsonTensorData.
+// JSON's size. Outputs in format.shared_memory are copied into their
+// regions and carry name, datatype and shape only (Triton's reply). Errors as
+// WriteJsonTensorData, and WriteSharedMemoryOutput's.
 absl::StatusOr<HttpReply> EncodeInferResponse(const core::InferResponse& response,
                                               const OutputFormat& format);
 

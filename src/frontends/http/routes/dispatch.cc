@@ -13,12 +13,6 @@ std::string_view Describe(Route route) {
     case Route::kModelTraceSetting:
     case Route::kTraceSetting: return "trace settings";
     case Route::kLogging: return "log settings";
-    case Route::kSystemSharedMemoryStatus:
-    case Route::kSystemSharedMemoryRegister:
-    case Route::kSystemSharedMemoryUnregister: return "system shared memory";
-    case Route::kCudaSharedMemoryStatus:
-    case Route::kCudaSharedMemoryRegister:
-    case Route::kCudaSharedMemoryUnregister: return "CUDA shared memory";
     default: break;
   }
   return "this endpoint";
@@ -70,6 +64,14 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
     }
     case Route::kRepositoryIndex:
       responder.Send(HandleRepositoryIndex(*context, request));
+      return;
+    case Route::kSystemSharedMemoryStatus:
+    case Route::kSystemSharedMemoryRegister:
+    case Route::kSystemSharedMemoryUnregister:
+    case Route::kCudaSharedMemoryStatus:
+    case Route::kCudaSharedMemoryRegister:
+    case Route::kCudaSharedMemoryUnregister:
+      responder.Send(HandleSharedMemory(*context, request));
       return;
     case Route::kRepositoryLoad:
     case Route::kRepositoryUnload:

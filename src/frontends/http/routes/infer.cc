@@ -61,6 +61,8 @@ absl::StatusOr<DecodedInferRequest> Decode(const ServingContext& context,
   if (json_length == 0) return DecodeRaw(context, request.route, std::move(body));
   InferDecodeOptions options;
   options.max_json_input_bytes = context.options.max_json_input_bytes;
+  options.shared_memory = &context.server.shared_memory();
+  options.model_name = request.route.model;
   return DecodeInferRequest(std::move(body), json_length, options);
 }
 

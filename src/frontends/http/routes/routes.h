@@ -29,6 +29,10 @@ void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest
 void HandleGenerate(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
                     Responder responder, bool streaming);
 
+// GET /v2/{system,cuda}sharedmemory[/region/{R}]/status, POST .../register
+// and .../unregister (routes/shared_memory.cc: every region operation).
+HttpReply HandleSharedMemory(const ServingContext& context, const IncomingRequest& request);
+
 // Routes to the handler above or answers 404/405/501 itself.
 void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingRequest request,
                      Responder responder);

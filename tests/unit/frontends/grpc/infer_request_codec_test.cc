@@ -321,7 +321,15 @@ TEST(InferRequestCodecTest, RejectsUnknownDatatypeAndBadShape) {
 TEST(InferRequestCodecTest, RejectsSharedMemoryAndClassification) {
   auto shm = OneInput("INT32", {1});
   (*shm.mutable_inputs(0)->mutable_parameters())["shared_memory_region"].set_string_param("r");
-  EXPECT_THAT(DecodeOne(shm).status().message(), HasSubstr("shared memory"));
+  EXPECT_THAT(DecodeOne(shm).status().message(),
+              HasSubstr("'shared_memory_byte_size' must be specified along with "
+                        "'shared_memory_region' parameter for tensor 'x'"));
+  (*shm.mutable_inputs(0)->mutable_parameters())["shared_memory_byte_size"].set_int64_param(4);
+  EXPECT_THAT(DecodeOne(shm).status().message(), HasSubstr("shared memory regions are not"));
+  (*shm.mutable_inputs(0)->mutable_parameters())["shared_memory_offset"].set_string_param("0");
+  EXPECT_THAT(DecodeOne(shm).status().message(),
+              HasSubstr("invalid value type for 'shared_memory_offset' parameter for tensor 'x', "
+                        "expected int64_param."));
 
   auto classification = OneInput("INT32", {1});
   classification.add_raw_input_contents(Bytes<int32_t>({1}));

@@ -299,7 +299,11 @@ TEST(InferRequestCodecTest, OutputParameters) {
   EXPECT_THAT(DecodeJson(R"({"inputs":[],"outputs":[{"name":"a",
       "parameters":{"shared_memory_region":"r"}}]})")
                   .status(),
-              StatusIs(kInvalid, "shared memory"));
+              StatusIs(kInvalid, "'shared_memory_byte_size' must be specified"));
+  EXPECT_THAT(DecodeJson(R"({"inputs":[],"outputs":[{"name":"a",
+      "parameters":{"shared_memory_region":"r","shared_memory_byte_size":4}}]})")
+                  .status(),
+              StatusIs(kInvalid, "not available"));
 }
 
 TEST(InferRequestCodecTest, InferenceHeaderLength) {

@@ -219,6 +219,7 @@ def test_parameters_and_correlation_id_reach_the_model(decoupled, through_sender
                         parameters={"temperature": "hot", "top_k": 3, "greedy": True})
     assert json.loads(result.as_numpy("PARAMETERS")[0]) == {"temperature": "hot", "top_k": 3, "greedy": True}
     assert json.loads(result.as_numpy("CORRELATION_ID")[0]) == ["int", 0]
+    assert result.as_numpy("CANCELLED").tolist() == [0]  # an ordinary model may ask too
     grpc = grpcclient.InferenceServerClient(decoupled.grpc_url)
     result = grpc.infer("request_info", [int_input(grpcclient, "X", through_sender)], sequence_id=42,
                         sequence_start=True, parameters={"mode": "x"})

@@ -124,9 +124,8 @@ Status PyInstance::StartResponses() {
     INFERD_BACKEND_RETURN_IF_ERROR(
         channel.Send(MessageType::kResponsePool, std::span<const iovec>(&payload, 1), pool->fd()));
   }
-  // A decoupled model answers only through it; an ordinary one starts it
-  // at the first request it leaves to its sender.
-  if (model_.decoupled) router_->Start();
+  // Every model may ask is_cancelled() and answer through a sender.
+  router_->Start();
   return Status();
 }
 
@@ -432,12 +431,10 @@ Status PyInstance::RunBatch(RequestBatch& batch, std::vector<std::shared_ptr<Ope
   std::shared_ptr<RegionBlock> block = std::move(output_range);
   if (block != nullptr) block->Shrink(used);
   uint64_t inline_output_bytes = 0;
-  bool left_to_senders = false;
   for (size_t i = 0; i < count; ++i) {
     const WireResponse& response = result->responses[i];
     if (response.pending) {
       router_->Leave(*opens[i], compute_end);
-      left_to_senders = true;
       continue;
     }
     router_->CompleteFromResult(*opens[i], compute_end, [&](INFERD_Request* request) {
@@ -467,7 +464,6 @@ Status PyInstance::RunBatch(RequestBatch& batch, std::vector<std::shared_ptr<Ope
       return static_cast<INFERD_Error*>(nullptr);
     });
   }
-  if (left_to_senders) router_->Start();
   // Outputs that did not fit: make room for the next batch like this one.
   if ((inline_output_bytes > 0 || bls.inline_bytes() > 0) && region != nullptr) {
     GrowRegion(region->size() + 2 * (inline_output_bytes + input_bytes + bls.inline_bytes()));

@@ -60,9 +60,7 @@ class ResponseRouter {
   void CloseWorkerEnd();
   // The response pool, or null.
   const std::shared_ptr<ShmRegion>& pool() const;
-  // Starts the reader thread (again a no-op once started): at once for a
-  // decoupled model, at the first request an ordinary model leaves to its
-  // sender.
+  // Starts the reader thread (again a no-op once started).
   void Start();
   // Who the worker is, for errors once it is gone ("pid 42").
   void SetWorkerDescription(std::string description);

@@ -17,6 +17,7 @@ class TritonPythonModel:
                 pb_utils.Tensor("CORRELATION_ID", np.array(
                     [json.dumps([type(correlation_id).__name__, correlation_id]).encode()], np.object_)),
                 pb_utils.Tensor("FLAGS", np.array([request.flags()], np.int32)),
+                pb_utils.Tensor("CANCELLED", np.array([int(request.is_cancelled())], np.int32)),
             ])
             if int(pb_utils.get_input_tensor_by_name(request, "X").as_numpy()[0]) == 1:
                 request.get_response_sender().send(response, flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)

@@ -2,9 +2,11 @@
 /*
  * inferd backend ABI: the C interface between the inferd server and a backend
  * shared library (ONNX Runtime, LibTorch, Python, or your own). A backend
- * includes only this header; it never links against the server. The server
- * hands it a table of functions (INFERD_ServerApi) for everything it needs
- * from the server side: reading requests, writing responses, making errors.
+ * includes only this header (which includes inferd/types.h, the enums it
+ * shares with the embedding API); it never links against the server. The
+ * server hands it a table of functions (INFERD_ServerApi) for everything it
+ * needs from the server side: reading requests, writing responses, making
+ * errors.
  * docs/backends.md shows how to write, build and install a backend.
  *
  * ---------------------------------------------------------------------------
@@ -145,6 +147,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inferd/types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -161,46 +165,9 @@ extern "C" {
 #define INFERD_BACKEND_EXPORT
 #endif
 
-/* Element types. Numbers match Triton's model_config DataType enum (config
- * TYPE_<X>; TYPE_STRING is INFERD_TYPE_BYTES). Data is little-endian and
- * densely packed in row-major order; BOOL is one byte (0 or 1); FP16 and
- * BF16 are the 16-bit IEEE half and bfloat16 bit patterns. */
-typedef enum INFERD_DataType {
-  INFERD_TYPE_INVALID = 0,
-  INFERD_TYPE_BOOL = 1,
-  INFERD_TYPE_UINT8 = 2,
-  INFERD_TYPE_UINT16 = 3,
-  INFERD_TYPE_UINT32 = 4,
-  INFERD_TYPE_UINT64 = 5,
-  INFERD_TYPE_INT8 = 6,
-  INFERD_TYPE_INT16 = 7,
-  INFERD_TYPE_INT32 = 8,
-  INFERD_TYPE_INT64 = 9,
-  INFERD_TYPE_FP16 = 10,
-  INFERD_TYPE_FP32 = 11,
-  INFERD_TYPE_FP64 = 12,
-  /* Variable-length byte strings. In memory a BYTES tensor is, per element in
-   * row-major order, a uint32 little-endian length followed by that many
-   * bytes (the KServe v2 binary encoding). */
-  INFERD_TYPE_BYTES = 13,
-  INFERD_TYPE_BF16 = 14
-} INFERD_DataType;
-
-/* Error codes; each maps to one HTTP status and one gRPC status (see
- * "Errors" above). */
-typedef enum INFERD_ErrorCode {
-  INFERD_ERROR_UNKNOWN = 0,
-  INFERD_ERROR_INTERNAL = 1,
-  INFERD_ERROR_NOT_FOUND = 2,
-  INFERD_ERROR_INVALID_ARG = 3,
-  INFERD_ERROR_UNAVAILABLE = 4,
-  INFERD_ERROR_UNSUPPORTED = 5,
-  INFERD_ERROR_ALREADY_EXISTS = 6,
-  INFERD_ERROR_CANCELLED = 7,
-  /* Since minor 3: a deadline or timeout passed (HTTP 504 / gRPC
-   * DEADLINE_EXCEEDED). */
-  INFERD_ERROR_DEADLINE_EXCEEDED = 8
-} INFERD_ErrorCode;
+/* INFERD_DataType (element types) and INFERD_ErrorCode (error codes, each
+ * mapping to one HTTP and one gRPC status; see "Errors" above) are in
+ * inferd/types.h, shared with the embedding API (inferd/inferd.h). */
 
 /* Server-owned opaque objects: a backend only holds pointers to them. */
 typedef struct INFERD_Error INFERD_Error;         /* an error; see "Errors" above */

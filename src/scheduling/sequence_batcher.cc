@@ -450,7 +450,6 @@ void SequenceBatcher::ScheduleTimerLocked(int64_t now, int64_t wake_at) {
   };
   for (const auto& [id, sequence] : open_) {
     if (sequence->slot) consider(sequence->last_request + idle_nanos_);
-    consider(sequence->backlog_expiry);
   }
   for (const auto& lane : lanes_) {
     for (const auto& sequence : lane.slots) {
@@ -459,6 +458,7 @@ void SequenceBatcher::ScheduleTimerLocked(int64_t now, int64_t wake_at) {
     }
   }
   for (const auto& sequence : backlog_) {
+    consider(sequence->backlog_expiry);  // also for an ended one, absent from open_
     for (const auto& entry : sequence->queue) consider(entry.request->request().deadline_nanos);
   }
   (void)now;

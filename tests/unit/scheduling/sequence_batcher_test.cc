@@ -308,6 +308,47 @@ TEST_F(SequenceBatcherTest, FailQueuedAnswersEveryQueuedRequestOnce) {
   EXPECT_EQ(stats_->Snapshot().queue_size, 0);
 }
 
+TEST_F(SequenceBatcherTest, BackloggedSequencePastItsTimeoutIsRejected) {
+  Build(AccumulatorConfig(1, true));
+  ASSERT_TRUE(Call("a1", uint64_t{1}, true, false, 1).ok());  // holds the only slot
+  SequenceRequestSpec spec;
+  spec.id = "b1";
+  spec.sequence_id = uint64_t{2};
+  spec.start = true;
+  spec.end = true;
+  spec.timeout_micros = 500;
+  batcher_->Submit(MakeSequenceRequest(spec, answers_, io_));
+  clock_.Advance(std::chrono::microseconds(499));
+  batcher_->OnDeadline();
+  EXPECT_EQ(answers_.CountOf("b1"), 0u);
+  clock_.Advance(std::chrono::microseconds(1));
+  batcher_->OnDeadline();
+  answers_.AwaitCount(2);
+  EXPECT_EQ(*answers_.StatusOf("b1"),
+            absl::UnavailableError("timeout of the corresponding sequence has been expired"));
+  EXPECT_EQ(stats_->Snapshot().queue_size, 0);
+}
+
+TEST_F(SequenceBatcherTest, ClientDeadlineOfAQueuedRequestEndsItsSequence) {
+  Build(AccumulatorConfig(2, true));
+  gate_.Close();
+  Send("a1", uint64_t{1}, true, false, 1);
+  log_.AwaitBatches(1);
+  SequenceRequestSpec spec;
+  spec.id = "a2";
+  spec.sequence_id = uint64_t{1};
+  spec.deadline_nanos = clock_.NowNanos() + 1000;
+  batcher_->Submit(MakeSequenceRequest(spec, answers_, io_));
+  EXPECT_EQ(timer_.ScheduledFor(batcher_.get()), spec.deadline_nanos);
+  clock_.Advance(std::chrono::microseconds(1));
+  batcher_->OnDeadline();
+  answers_.AwaitCount(1);
+  EXPECT_EQ(answers_.StatusOf("a2")->code(), absl::StatusCode::kDeadlineExceeded);
+  gate_.Open();
+  answers_.AwaitCount(2);
+  EXPECT_EQ(Call("a3", uint64_t{1}, false, false, 1).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(SequenceBatcherTest, StopRunsTheBacklogAndAnswersEverything) {
   Build(AccumulatorConfig(1, true));
   ASSERT_TRUE(Call("a1", uint64_t{1}, true, false, 1).ok());  // holds the only slot

@@ -14,7 +14,7 @@
 #   make test-python       the Python backend's worker package (python/) on its own
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
-#   make bench             all six benchmarks below, one after the other
+#   make bench             all seven benchmarks below, one after the other
 #   make bench-transport   inferd vs bare round trip vs in-process (bench/run.sh)
 #   make bench-batching    dynamic batching vs in-process (bench/batching.sh)
 #   make bench-lifecycle   p99 during version swaps, folder → serving, start-up (bench/lifecycle.sh)
@@ -22,6 +22,9 @@
 #                          vs an ONNX Identity model (bench/backends.sh)
 #   make bench-pipelines   ensembles vs client orchestration, a BLS call vs a client call, the
 #                          OCR pipeline vs the same work in one process (bench/pipelines.sh)
+#   make bench-streaming   gRPC streams vs unary calls, decoupled responses, the Silero VAD
+#                          streams' real-time factor and sequence batching vs in-process
+#                          (bench/streaming.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
@@ -46,7 +49,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 
 .PHONY: setup build build-serving serve install test test-unit test-python test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-lifecycle bench-backends bench-pipelines bench-scheduler tsan tsan-build format clean
+        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-scheduler tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -127,6 +130,7 @@ bench: build
 	bench/lifecycle.sh
 	bench/backends.sh
 	bench/pipelines.sh
+	bench/streaming.sh
 	$(SCHEDULER_BENCH)
 
 bench-transport: build
@@ -143,6 +147,9 @@ bench-backends: build
 
 bench-pipelines: build
 	bench/pipelines.sh
+
+bench-streaming: build
+	bench/streaming.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

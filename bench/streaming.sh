@@ -15,7 +15,7 @@
 #       recordings), beside bench/vad_inprocess.py on the server's core (the upstream
 #       model, state carried by hand) at batch S and batch 1; one tritonclient stream.
 #   (c) The batch the sequence batcher (`oldest`) formed, and in-process at that batch.
-# Markdown to stdout and to bench/results/<date>-streaming.md.
+# Markdown to stdout and to bench/results/<date>-streaming.md (the JSON in <date>-streaming-json/).
 #
 # Environment (all optional; the common ones are in bench/lib.sh):
 #   BENCH_STREAMING_PARTS="stream vad"  BENCH_CONCURRENCY="1 8"  BENCH_VAD_STREAMS="1 8 32"
@@ -55,6 +55,8 @@ log "measured in $(( $(date +%s) - START )) s"
 
 # --- report ----------------------------------------------------------------------------
 OUT="bench/results/$(date -u +%Y-%m-%d-%H%M%S)-streaming.md"
+# The raw JSON beside the report: `bench/streaming.py summarize DIR` redoes the tables.
+mkdir -p bench/results && cp -r "$RESULTS" "${OUT%.md}-json"
 mapfile -t META < <(commit_and_machine)
 $PY bench/streaming.py summarize "$RESULTS" --out "$OUT" --meta \
   "${META[@]}" \

@@ -44,17 +44,23 @@ def stream_tables(repeats):
     concurrencies = sorted({x["concurrency"] for r in repeats for x in r["runs"]})
     text = ["", "### perf_analyzer (C++ client): simple, unary gRPC against a gRPC stream", "",
             "| conc. | unary infer/s | stream infer/s | stream ÷ unary | unary p50 µs | stream p50 µs "
-            "| unary p99 µs | stream p99 µs |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| unary p99 µs | stream p99 µs | inferd CPU µs per request: unary / stream |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c in concurrencies:
         def pa(r, mode, key, c=c):
             return cell(r, client="perf_analyzer", target=mode, concurrency=c)[key]
+
+        def cpu(r, mode, c=c):
+            x = cell(r, client="perf_analyzer", target=mode, concurrency=c)
+            return x["server_cpu_s"] * 1e6 / x["inferences"]
         text.append(f"| {c} | {fmt(each(repeats, lambda r: pa(r, 'unary', 'per_s')))} "
                     f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'per_s')))} "
                     f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'per_s') / pa(r, 'unary', 'per_s')), 2, '×')} "
                     f"| {fmt(each(repeats, lambda r: pa(r, 'unary', 'p50_us')))} "
                     f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'p50_us')))} "
                     f"| {fmt(each(repeats, lambda r: pa(r, 'unary', 'p99_us')))} "
-                    f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'p99_us')))} |")
+                    f"| {fmt(each(repeats, lambda r: pa(r, 'stream', 'p99_us')))} "
+                    f"| {fmt(each(repeats, lambda r: cpu(r, 'unary')))} / {fmt(each(repeats, lambda r: cpu(r, 'stream')))} |")
     text += ["", "### tritonclient (Python): responses per second, streams against unary calls", "",
              "C client processes, each its own channel; a request's latency runs from its send to its "
              "last response. ÷ unary: responses/s against `unary` at the same concurrency, same repeat.",

@@ -116,12 +116,13 @@ def model_stats(server, model):
         body = response.read()
     finally:
         connection.close()
-    out = {"inferences": 0, "executions": 0, **{f: [0, 0] for f in STAT_FIELDS}}
+    out = {"inferences": 0, "executions": 0, "failures": 0, **{f: [0, 0] for f in STAT_FIELDS}}
     if response.status != 200:
         return out
     entry = json.loads(body)["model_stats"][0]
     out["inferences"] = int(entry.get("inference_count", 0))
     out["executions"] = int(entry.get("execution_count", 0))
+    out["failures"] = int(entry.get("inference_stats", {}).get("fail", {}).get("count", 0))
     for f in STAT_FIELDS:
         d = entry.get("inference_stats", {}).get(f, {})
         out[f] = [int(d.get("count", 0)), int(d.get("ns", 0))]
@@ -151,6 +152,7 @@ class Meter:
             count, ns = (a - b for a, b in zip(after[f], self.stats[f]))
             per_request[f"{f}_us"] = ns / count / 1e3 if count else None
         self.delta = {"inferences": inferences, "executions": executions,
+                      "server_failures": after["failures"] - self.stats["failures"],
                       "formed_batch": inferences / executions if executions else None, **per_request,
                       "server_cpu_s": process_tree_seconds(self.server.process.pid) - self.cpu,
                       "client_core_busy": busy / every if every else None}

@@ -32,6 +32,10 @@ def each(repeats, fn):
     return values
 
 
+def total(values):
+    return f"{sum(values):,}" if values else "–"
+
+
 def cell(r, **match):
     return next(x for x in r["runs"] if all(x.get(k) == v for k, v in match.items()) and "error" not in x)
 
@@ -90,13 +94,15 @@ def vad_tables(repeats):
         return cell(r, client="perf_analyzer", streams=s)[key]
 
     text = ["", "### (b) Real-time factor: audio seconds answered per wall second, all streams together", "",
-            "Served: perf_analyzer in sequence mode over gRPC streams, one chunk in flight per stream. "
+            "Served: perf_analyzer in sequence mode over gRPC streams, one chunk in flight per stream "
+            "(failed requests: the server's fail count over the runs, all repeats). "
             "In-process: bench/vad_inprocess.py, the S streams as one batch (what a program that "
             "batches its streams itself gets on the server's core) and one stream at batch 1. "
             "Ratios per repeat.", "",
             "| streams S | served RTF | per stream | chunk p50 ms | chunk p99 ms | formed batch "
             "| in-process RTF, batch S | in-process RTF, batch 1 | served ÷ in-process (batch S) "
-            "| served ÷ in-process (batch 1) |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| served ÷ in-process (batch 1) | failed requests |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in streams:
         text.append(
             f"| {s} | {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf), 0, '×')} "
@@ -107,7 +113,8 @@ def vad_tables(repeats):
             f"| {fmt(each(repeats, lambda r: inproc(r, s)['rtf']), 0, '×')} "
             f"| {fmt(each(repeats, lambda r: inproc(r, 1)['rtf']), 0, '×')} "
             f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf / inproc(r, s)['rtf']), 2, '×')} "
-            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf / inproc(r, 1)['rtf']), 2, '×')} |")
+            f"| {fmt(each(repeats, lambda r: pa(r, s, 'per_s') * rtf / inproc(r, 1)['rtf']), 2, '×')} "
+            f"| {total(each(repeats, lambda r: pa(r, s, 'server_failures')))} |")
     py = each(repeats, lambda r: cell(r, client="tritonclient", streams=1))
     if py:
         text += ["", "One tritonclient stream (Python, as the README's client sends it, one chunk in flight): "

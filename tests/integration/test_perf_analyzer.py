@@ -25,6 +25,12 @@ CASES = [
     pytest.param("ocr_cls", "grpc", ["--shape", "x:3,48,192"], id="ocr_cls-grpc"),
     pytest.param("string_identity", "grpc", ["--shape", "INPUT0:2", "--string-length", "8"],
                  id="string_identity-grpc"),
+    # Inputs and outputs in system shared-memory regions perf_analyzer registers.
+    pytest.param("simple", "http", ["--shared-memory", "system"], id="simple-http-shm"),
+    pytest.param("simple", "grpc", ["--shared-memory", "system"], id="simple-grpc-shm"),
+    pytest.param("string_identity", "http",
+                 ["--shape", "INPUT0:2", "--string-length", "8", "--shared-memory", "system",
+                  "--output-shared-memory-size", "256"], id="string_identity-http-shm"),
 ]
 
 

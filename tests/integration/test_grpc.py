@@ -317,13 +317,8 @@ def test_infer_errors_through_tritonclient(client):
     assert error.value.status() == "StatusCode.NOT_FOUND"
 
 
+# (The shared-memory RPCs are served: tests/integration/test_shared_memory.py.)
 @pytest.mark.parametrize("rpc,message", [
-    ("SystemSharedMemoryStatus", service_pb2.SystemSharedMemoryStatusRequest()),
-    ("SystemSharedMemoryRegister", service_pb2.SystemSharedMemoryRegisterRequest(name="r")),
-    ("SystemSharedMemoryUnregister", service_pb2.SystemSharedMemoryUnregisterRequest()),
-    ("CudaSharedMemoryStatus", service_pb2.CudaSharedMemoryStatusRequest()),
-    ("CudaSharedMemoryRegister", service_pb2.CudaSharedMemoryRegisterRequest(name="r")),
-    ("CudaSharedMemoryUnregister", service_pb2.CudaSharedMemoryUnregisterRequest()),
     ("TraceSetting", service_pb2.TraceSettingRequest()),
     ("LogSettings", service_pb2.LogSettingsRequest()),
 ])

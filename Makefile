@@ -25,6 +25,8 @@
 #   make bench-streaming   gRPC streams vs unary calls, decoupled responses, the Silero VAD
 #                          streams' real-time factor and sequence batching vs in-process
 #                          (bench/streaming.sh)
+#   make bench-zero-copy   64 KiB-64 MiB tensors via system shared memory vs HTTP binary vs gRPC,
+#                          beside a memcpy of the same bytes (bench/zero_copy.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
@@ -49,7 +51,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 
 .PHONY: setup build build-serving serve install test test-unit test-python test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-scheduler tsan tsan-build format clean
+        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-scheduler tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -150,6 +152,9 @@ bench-pipelines: build
 
 bench-streaming: build
 	bench/streaming.sh
+
+bench-zero-copy: build
+	bench/zero_copy.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

@@ -2,10 +2,14 @@
 # `cmake --install <build> --prefix P` (and `make install`) lays out:
 #   P/bin/inferd
 #   P/lib/backends/<name>/libinferd_<name>.so   the server's default --backend-directory
-#   P/include/inferd/*.h                        the backend ABI
-#   P/lib/cmake/inferd/                         find_package(inferd): inferd::backend_api
+#   P/lib/libinferd.so.<major>                  the embedding C API (inferd/inferd.h)
+#   P/lib/pkgconfig/inferd.pc                   pkg-config --cflags --libs inferd
+#   P/include/inferd/*.h                        the backend ABI and the embedding API
+#   P/lib/cmake/inferd/                         find_package(inferd): inferd::backend_api,
+#                                               inferd::inferd (libinferd.so)
 # lib/backends is fixed (not CMAKE_INSTALL_LIBDIR): the binary finds it as
-# ../lib/backends beside itself.
+# ../lib/backends beside itself, and libinferd.so as backends/ beside itself,
+# so the library goes to lib/ too.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -24,6 +28,16 @@ install(TARGETS inferd_backend_api EXPORT inferdTargets)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/inferd
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(TARGETS inferd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# libinferd.so (src/capi) with its SONAME link and the development link.
+install(TARGETS inferd_capi EXPORT inferdTargets LIBRARY DESTINATION lib)
+# pkg-config finds the prefix from the file's own place, so a tree installed
+# with --prefix or DESTDIR anywhere is found where it is.
+set(INFERD_PC_PREFIX "\${pcfiledir}/../..")
+set(INFERD_PC_LIBDIR "\${prefix}/lib")
+set(INFERD_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/inferd.pc.in ${PROJECT_BINARY_DIR}/cmake/inferd.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/inferd.pc DESTINATION lib/pkgconfig)
 
 # Every backend built in this tree, into <prefix>/lib/backends/<name>/. Their
 # INSTALL_RPATH (e.g. ONNX Runtime's lib folder) is kept as set on the target.

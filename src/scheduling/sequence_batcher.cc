@@ -469,7 +469,7 @@ void SequenceBatcher::ScheduleTimerLocked(int64_t now, int64_t wake_at) {
 }
 
 void SequenceBatcher::OnRequestCancelled() {
-  cancel_pending_.store(true, std::memory_order_release);
+  // Every OnDeadline sweeps the queues: the cancelled request leaves at once.
   timer_.Schedule(this, clock_.NowNanos());
 }
 
@@ -479,7 +479,6 @@ void SequenceBatcher::OnDeadline() {
   {
     base::MutexLock lock(&mu_);
     timer_at_ = 0;
-    cancel_pending_.store(false, std::memory_order_release);
     SweepLocked(now, work);
     DispatchLocked(now, work);
   }

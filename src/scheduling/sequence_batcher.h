@@ -19,7 +19,6 @@
 // makes one possible (a submit, a completion, the shared timer).
 #pragma once
 
-#include <atomic>
 #include <deque>
 #include <memory>
 #include <unordered_map>
@@ -148,8 +147,7 @@ class SequenceBatcher final : public Scheduler, public TimerClient {
   size_t queued_ ABSL_GUARDED_BY(mu_) = 0;  // requests waiting, slots and backlog
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int64_t timer_at_ ABSL_GUARDED_BY(mu_) = 0;  // pending timer call; 0 = none
-  std::atomic<bool> cancel_pending_{false};
-  struct CancelRelay;  // as in the dynamic batcher: outlives the batcher
+  struct CancelRelay;                          // as in the dynamic batcher: outlives the batcher
   std::shared_ptr<CancelRelay> cancel_relay_;
 };
 

@@ -50,6 +50,11 @@ struct Mapping {
   void* base = nullptr;
   size_t length = 0;
   size_t delta = 0;  // offset - the page-aligned start
+  // Turns a SIGBUS in the mapping (the client shrank its object while a
+  // request used it) into zero pages and a flag instead of a crash.
+  SigbusGuard* guard = nullptr;
+
+  bool faulted() const { return guard != nullptr && guard->faulted(); }
 
   char* data() const { return static_cast<char*>(base) + delta; }
 };
@@ -63,6 +68,7 @@ absl::StatusOr<Mapping> Map(int fd, uint64_t offset, uint64_t size, int protecti
       ::mmap(nullptr, mapping.length, protection, MAP_SHARED, fd, static_cast<off_t>(aligned));
   if (base == MAP_FAILED) return absl::InternalError(ErrnoText(errno));
   mapping.base = base;
+  mapping.guard = SigbusGuard::Guard(base, mapping.length);
   return mapping;
 }
 
@@ -85,6 +91,8 @@ struct SharedMemoryRegistry::Region {
   bool removal_pending = false;
 
   ~Region() {
+    SigbusGuard::Release(read.guard);
+    SigbusGuard::Release(write.guard);
     if (read.base != nullptr) ::munmap(read.base, read.length);
     if (write.base != nullptr) ::munmap(write.base, write.length);
     if (fd >= 0) ::close(fd);
@@ -298,6 +306,16 @@ Lease(const std::shared_ptr<SharedMemoryRegistry::State>& state, const SharedMem
   }
   std::shared_ptr<const void> lease(region.get(),
                                     [state, region](const void*) { state->EndLease(region); });
+  bool faulted = region->read.faulted();
+  {
+    std::lock_guard<std::mutex> lock(region->write_mu);
+    faulted = faulted || region->write.faulted();
+  }
+  if (faulted) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shared memory region '", ref.region, "': its object '", region->key,
+                     "' shrank while a request was using it; unregister it and register it again"));
+  }
   const int64_t size = ObjectSize(region->fd);
   const uint64_t needed = region->offset + region->byte_size;
   if (size < 0 || static_cast<uint64_t>(size) < needed) {
@@ -342,7 +360,7 @@ absl::StatusOr<WritableSharedMemory> SharedMemoryRegistry::Write(const SharedMem
     base = region.write.data();
   }
   return WritableSharedMemory{base + ref.offset, static_cast<size_t>(ref.byte_size),
-                              std::move(leased->second)};
+                              std::move(leased->second), region.write.guard};
 }
 
 }  // namespace inferd

@@ -19,6 +19,10 @@
 // - a region in use (a request holds a lease on it) is not unmapped by
 //   Unregister: as Triton does, it stays listed and usable until its last
 //   lease ends, and is removed then;
+// - a client that shrinks its object while a request reads or writes it
+//   cannot crash the server: the mappings are guarded (sigbus_guard.h); the
+//   access sees zeros, an output written then fails, and the region is
+//   refused from then on;
 // - at most `max_regions` regions (each keeps a descriptor open).
 #pragma once
 
@@ -31,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/tensor.h"
+#include "server/sigbus_guard.h"
 
 namespace inferd {
 
@@ -55,6 +60,9 @@ struct WritableSharedMemory {
   char* data = nullptr;
   size_t size = 0;
   std::shared_ptr<const void> owner;
+  // Tells whether the client shrank the object under a write (see
+  // sigbus_guard.h); null when the mapping is not guarded.
+  const SigbusGuard* guard = nullptr;
 };
 
 // The prefix of Triton's Python-backend regions, which Triton refuses as a

@@ -59,6 +59,11 @@ absl::Status WriteSharedMemoryOutput(const core::Tensor& output, const SharedMem
                      " bytes to hold the results"));
   }
   if (output.data.size > 0) std::memcpy(target.window.data, output.data.data, output.data.size);
+  if (target.window.guard != nullptr && target.window.guard->faulted()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("output '", output.name, "' could not be written into shared memory region '",
+                     target.ref.region, "': its object shrank while the request was using it"));
+  }
   return absl::OkStatus();
 }
 

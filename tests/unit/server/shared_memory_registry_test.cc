@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -326,6 +327,62 @@ TEST(SharedMemoryTensorsTest, OutputLargerThanItsWindowIsTritonsError) {
       "OUTPUT0", core::DataType::kInt32, {1, 8}, core::Buffer::Copy(bytes.substr(0, 32))};
   EXPECT_TRUE(WriteSharedMemoryOutput(fits, outputs.at("OUTPUT0")).ok());
   EXPECT_EQ(object.ByteAt(31), 'x');
+}
+
+// A client that shrinks its object while a request reads it: the read sees
+// zeros instead of the server dying of SIGBUS, and the region is refused
+// from then on even after the object grows back (its pages were replaced).
+TEST(SharedMemoryGuardTest, ShrinkingUnderAReadGivesZerosNotACrash) {
+  ShmObject object(3 * 4096);
+  SharedMemoryRegistry registry;
+  ASSERT_TRUE(registry.Register("r", object.key(), 0, 3 * 4096).ok());
+  auto buffer = registry.Read({"r", 0, 3 * 4096});
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  EXPECT_EQ(buffer->data[4096 + 7], static_cast<char>((4096 + 7) % 251));
+  object.Resize(4096);  // while "the request" still holds the buffer
+  const volatile char* data = buffer->data;
+  EXPECT_EQ(data[4096 + 7], 0);      // would have been SIGBUS
+  EXPECT_EQ(data[2 * 4096 + 1], 0);  // and every later page
+  EXPECT_EQ(data[7], 7);             // the pages before stay the client's
+  buffer = absl::InternalError("released");
+  object.Resize(3 * 4096);
+  const auto again = registry.Read({"r", 0, 16});
+  EXPECT_TRUE(absl::IsInvalidArgument(again.status()));
+  EXPECT_THAT(again.status().message(), HasSubstr("shrank while a request was using it"));
+  // Registering it again maps it afresh.
+  registry.Unregister("r");
+  ASSERT_TRUE(registry.Register("r", object.key(), 0, 3 * 4096).ok());
+  EXPECT_TRUE(registry.Read({"r", 0, 16}).ok());
+}
+
+TEST(SharedMemoryGuardTest, ShrinkingUnderAnOutputWriteFailsThatOutput) {
+  ShmObject object(2 * 4096);
+  SharedMemoryRegistry registry;
+  ASSERT_TRUE(registry.Register("out", object.key(), 0, 2 * 4096).ok());
+  SharedMemoryOutputs outputs;
+  ASSERT_TRUE(ReserveSharedMemoryOutput(registry, "OUTPUT0", {"out", 0, 2 * 4096}, outputs).ok());
+  object.Resize(100);
+  const std::string bytes(2 * 4096, 'x');
+  const core::Tensor output{
+      "OUTPUT0", core::DataType::kUint8, {2 * 4096}, core::Buffer::Copy(bytes)};
+  const absl::Status status = WriteSharedMemoryOutput(output, outputs.at("OUTPUT0"));
+  EXPECT_TRUE(absl::IsInvalidArgument(status));
+  EXPECT_THAT(status.message(), HasSubstr("its object shrank while the request was using it"));
+}
+
+// Only guarded mappings are recovered: any other SIGBUS still ends the
+// process, so real bugs are not hidden.
+TEST(SharedMemoryGuardDeathTest, OtherSigbusStillCrashes) {
+  ShmObject object(64);
+  SharedMemoryRegistry registry;  // installs the handler
+  ASSERT_TRUE(registry.Register("r", object.key(), 0, 64).ok());
+  EXPECT_DEATH(
+      {
+        const int fd = ::shm_open(object.key().c_str(), O_RDWR, 0);
+        void* own = ::mmap(nullptr, 2 * 4096, PROT_READ, MAP_SHARED, fd, 0);  // past the end
+        std::fprintf(stderr, "%d\n", static_cast<const volatile char*>(own)[4096 + 1]);
+      },
+      "");
 }
 
 }  // namespace

@@ -19,6 +19,9 @@
 #include "core/infer_request.h"
 #include "core/shape.h"
 #include "lifecycle/model_version.h"
+#include "scheduling/sequence_config.h"
+#include "scheduling/sequence_controls.h"
+#include "scheduling/sequence_state.h"
 
 namespace inferd::lifecycle {
 namespace {
@@ -197,6 +200,49 @@ absl::StatusOr<std::vector<core::Tensor>> SampleInputs(const inference::ModelCon
   return tensors;
 }
 
+// `tensor` (one row, [1, ...]) repeated `rows` times along the batch
+// dimension.
+core::Tensor Rows(const core::Tensor& tensor, int64_t rows) {
+  if (rows == 1 || tensor.shape.empty()) return tensor;
+  core::Tensor out = tensor;
+  out.shape[0] = rows;
+  std::string bytes;
+  bytes.reserve(tensor.data.size * static_cast<size_t>(rows));
+  for (int64_t i = 0; i < rows; ++i) bytes.append(tensor.data.view());
+  out.data = core::Buffer::Own(std::move(bytes));
+  return out;
+}
+
+// A sequence model's backend expects the tensors the sequence batcher adds
+// (docs/configuration.md, "Sequence batching"), which warm-up bypasses:
+// each sample runs as a one-request sequence (START, END and READY true,
+// CORRID 1 or "1", the initial state), every row alike. Adds the inputs to
+// `inputs` and the state outputs to `output_names`.
+absl::Status AddSequenceTensors(const inference::ModelConfig& config, const std::string& model_dir,
+                                int64_t rows, std::vector<core::Tensor>& inputs,
+                                std::vector<std::string>& output_names) {
+  if (!config.has_sequence_batching()) return absl::OkStatus();
+  INFERD_ASSIGN_OR_RETURN(const scheduling::SequenceConfig sequence,
+                          scheduling::SequenceConfigFrom(config, model_dir));
+  const scheduling::SequenceControl* corrid =
+      sequence.FindControl(scheduling::ControlKind::kCorrId);
+  const scheduling::SequenceId id = corrid != nullptr && corrid->datatype == core::DataType::kBytes
+                                        ? scheduling::SequenceId(std::string("1"))
+                                        : scheduling::SequenceId(uint64_t{1});
+  core::InferRequest added;
+  scheduling::ControlTensors(sequence).Add(id, /*start=*/true, /*end=*/true, /*ready=*/true, added);
+  scheduling::SequenceStates(sequence.states, config.max_batch_size() > 0).AddInputs(added);
+  const bool batching = config.max_batch_size() > 0;
+  for (const auto& tensor : added.inputs) inputs.push_back(batching ? Rows(tensor, rows) : tensor);
+  for (const auto& state : sequence.states) {
+    if (std::find(output_names.begin(), output_names.end(), state.output_name) ==
+        output_names.end()) {
+      output_names.push_back(state.output_name);
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Runs one request on `instance` and waits for its answer.
 absl::Status RunOnce(const inference::ModelConfig& config, int64_t version,
                      const std::shared_ptr<const backends::ModelIO>& io,
@@ -241,13 +287,14 @@ absl::Status WarmUpInstance(const inference::ModelConfig& config, const std::str
                       config.name(), version, sample.name());
       continue;
     }
-    INFERD_ASSIGN_OR_RETURN(const std::vector<core::Tensor> inputs,
+    INFERD_ASSIGN_OR_RETURN(std::vector<core::Tensor> inputs,
                             SampleInputs(config, sample, model_dir));
+    const int64_t rows = config.max_batch_size() > 0 ? sample.batch_size() : 1;
+    std::vector<std::string> names = output_names;
+    INFERD_RETURN_IF_ERROR(AddSequenceTensors(config, model_dir, rows, inputs, names));
     const uint32_t runs = std::max<uint32_t>(sample.count(), 1);
     for (uint32_t run = 0; run < runs; ++run) {
-      const absl::Status status =
-          RunOnce(config, version, io, output_names, inputs,
-                  config.max_batch_size() > 0 ? sample.batch_size() : 1, instance);
+      const absl::Status status = RunOnce(config, version, io, names, inputs, rows, instance);
       if (!status.ok()) {
         return absl::Status(status.code(), absl::StrCat("warm-up sample '", sample.name(),
                                                         "' failed: ", status.message()));

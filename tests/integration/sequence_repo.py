@@ -9,7 +9,7 @@ for tests/integration/test_sequence.py, built into a folder at test time.
 - accumulator_auto: no input/output in the config: auto-complete must leave
   the state tensors out of them.
 - controls: echoes the control tensors the server adds (START, END, READY,
-  CORRID uint64), oldest strategy.
+  CORRID uint64), oldest strategy; its warm-up needs those tensors too.
 - controls_string: the same with a TYPE_STRING CORRID.
 """
 import pathlib
@@ -114,6 +114,7 @@ sequence_batching {
   ]
 }
 instance_group [ { count: 1 kind: KIND_CPU } ]
+model_warmup [ { name: "w" batch_size: 2 inputs { key: "INPUT" value { data_type: TYPE_INT32 dims: [ 1 ] zero_data: true } } } ]
 """
 
 

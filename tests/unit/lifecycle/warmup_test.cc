@@ -852,3 +852,65 @@ TEST_F(FakeBackendWarmupTest, AFailingBackendNamesTheSample) {
 
 }  // namespace
 }  // namespace inferd::lifecycle
+
+namespace inferd::lifecycle {
+namespace {
+
+TEST_F(WarmupTest, ASequenceModelGetsControlAndStateTensors) {
+  ASSERT_TRUE(
+      WarmUp(std::string(kBatchingInt32) + R"pb(
+               sequence_batching { control_input
+                                   [ {
+                                     name: "START" control
+                                     [ {
+                                       kind: CONTROL_SEQUENCE_START
+                                       int32_false_true: [ 0, 1 ]
+                                     }]
+                                   }
+                                     , {
+                                       name: "CORRID" control
+                                       [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 }]
+                                     }] state
+                                   [ {
+                                     input_name: "S_IN"
+                                     output_name: "S_OUT"
+                                     data_type: TYPE_INT32
+                                     dims: [ 2 ]
+                                     initial_state {
+                                       name: "i"
+                                       data_type: TYPE_INT32
+                                       dims: [ 2 ]
+                                       zero_data: true
+                                     }
+                                   }] } model_warmup
+               [ {
+                 name: "w"
+                 batch_size: 3
+                 inputs {
+                   key: "INPUT0"
+                   value {
+                     data_type: TYPE_INT32
+                     dims: [ 4 ]
+                     zero_data: true
+                   }
+                 }
+               }])pb",
+             instance_)
+          .ok());
+  const auto received = instance_.received();
+  ASSERT_EQ(received.size(), 1u);
+  const Received& r = received[0];
+  EXPECT_THAT(r.output_names, ElementsAre("OUTPUT0", "S_OUT"));
+  ASSERT_EQ(r.inputs.size(), 4u);
+  EXPECT_EQ(r.input(1).name, "START");
+  EXPECT_THAT(r.input(1).shape, ElementsAre(3, 1));
+  EXPECT_THAT(testing::TensorValues<int32_t>(r.input(1)), ElementsAre(1, 1, 1));
+  EXPECT_EQ(r.input(2).name, "CORRID");
+  EXPECT_THAT(testing::TensorValues<uint64_t>(r.input(2)), ElementsAre(1, 1, 1));
+  EXPECT_EQ(r.input(3).name, "S_IN");
+  EXPECT_THAT(r.input(3).shape, ElementsAre(3, 2));
+  EXPECT_THAT(testing::TensorValues<int32_t>(r.input(3)), Each(0));
+}
+
+}  // namespace
+}  // namespace inferd::lifecycle

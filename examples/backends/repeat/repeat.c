@@ -17,7 +17,9 @@
  *   output IDX   TYPE_UINT32 [1]   i
  * A request with n values gets n responses (each with the requested ones of
  * OUT and IDX), then the final flag alone. An empty IN gets the final flag
- * only.
+ * only. The request parameter fail_at_index (an integer) turns response i
+ * into an error (INVALID_ARG) that does not end the request: how tests see
+ * an error in the middle of a stream.
  *
  * Execute only checks the request and hands it to the instance's worker
  * thread, so it returns at once and one instance streams any number of
@@ -54,6 +56,7 @@ typedef struct Job {
   size_t next;     /* the response to send next; == count: the final flag */
   uint64_t due_ns; /* when it is due, on api->NowNanoseconds */
   int want_out, want_idx;
+  long long fail_at; /* fail_at_index, or -1 */
   struct Job* link;
 } Job;
 
@@ -175,12 +178,20 @@ static int Advance(const INFERD_BackendModel* model, Job* job) {
   }
   const uint32_t index = (uint32_t)job->next;
   INFERD_Error* error = NULL;
-  if (job->want_out)
-    error = AddScalar(api, job->request, "OUT", INFERD_TYPE_INT32, &job->values[index]);
-  if (error == NULL && job->want_idx) {
-    error = AddScalar(api, job->request, "IDX", INFERD_TYPE_UINT32, &index);
+  if ((long long)index == job->fail_at) {
+    char what[96];
+    snprintf(what, sizeof(what), "response %u failed, as the parameter fail_at_index asked", index);
+    error = api->RequestSendResponse(job->request,
+                                     Fail(api, INFERD_ERROR_INVALID_ARG, model->name, what), 0);
+  } else {
+    if (job->want_out) {
+      error = AddScalar(api, job->request, "OUT", INFERD_TYPE_INT32, &job->values[index]);
+    }
+    if (error == NULL && job->want_idx) {
+      error = AddScalar(api, job->request, "IDX", INFERD_TYPE_UINT32, &index);
+    }
+    if (error == NULL) error = api->RequestSendResponse(job->request, NULL, 0);
   }
-  if (error == NULL) error = api->RequestSendResponse(job->request, NULL, 0);
   if (error != NULL) {
     api->RequestComplete(job->request, error);
     return 1;
@@ -300,6 +311,19 @@ INFERD_BACKEND_EXPORT void INFERD_BackendInstanceDelete(INFERD_BackendInstance* 
   free(instance);
 }
 
+/* The integer value of top-level `"key":` in the request's parameters, or -1.
+ * The server writes that JSON compactly (no spaces), so a search for the
+ * quoted key is enough for this example; a real backend uses a JSON parser. */
+static long long IntParameter(const char* json, const char* key) {
+  char quoted[64];
+  snprintf(quoted, sizeof(quoted), "\"%s\":", key);
+  const char* found = strstr(json, quoted);
+  if (found == NULL) return -1;
+  char* end = NULL;
+  const long long value = strtoll(found + strlen(quoted), &end, 10);
+  return end == found + strlen(quoted) ? -1 : value;
+}
+
 /* Reads the request's inputs into a job; NULL and an error for a bad request. */
 static Job* NewJob(const INFERD_BackendModel* model, INFERD_Request* request,
                    INFERD_Error** error) {
@@ -310,6 +334,7 @@ static Job* NewJob(const INFERD_BackendModel* model, INFERD_Request* request,
     return NULL;
   }
   job->request = request;
+  job->fail_at = IntParameter(api->RequestParametersJson(request), "fail_at_index");
   size_t delay_count = 0;
   int has_delay = 0;
   const size_t inputs = api->RequestInputCount(request);

@@ -72,7 +72,12 @@ INFERD_Error* ResponseAddOutput(INFERD_Request* request, const char* name, INFER
 
 void RequestComplete(INFERD_Request* request, INFERD_Error* error) {
   std::unique_ptr<INFERD_Request> owned(request);  // the backend hands it back here
-  owned->Complete(TakeError(error));
+  absl::Status status = TakeError(error);
+  // A backend that stopped because the client went away (RequestIsCancelled)
+  // counts as a cancellation in the metrics, not as a backend failure.
+  const core::FailureReason reason =
+      absl::IsCancelled(status) ? core::FailureReason::kCanceled : core::FailureReason::kBackend;
+  owned->Complete(std::move(status), reason);
 }
 
 uint64_t NowNanoseconds() { return static_cast<uint64_t>(base::Clock::Real().NowNanos()); }

@@ -332,6 +332,18 @@ std::unique_ptr<INFERD_Request> SequenceBatcher::TakeNextLocked(
       request->AddOutputName(state.output_name);
       strip.push_back(state.output_name);
     }
+    if (inner.on_partial_response) {
+      // A decoupled model may send the next state in any of its responses.
+      inner.on_partial_response = [this, sequence, strip,
+                                   next = std::move(inner.on_partial_response)](
+                                      absl::StatusOr<core::InferResponse> response) {
+        if (response.ok()) {
+          base::MutexLock lock(&mu_);
+          sequence->states.TakeOutputs(*response, strip);
+        }
+        next(std::move(response));
+      };
+    }
   }
   sequence->in_flight = true;
   if (const auto& ordered = lanes_[lane].ordered) {

@@ -239,3 +239,19 @@ def test_perf_analyzer_sequences(seq_server, tmp_path, protocol):
     rows = list(csv.DictReader(report.open()))
     assert rows and float(rows[0]["Inferences/Second"]) > 0, output
     assert seq_server.alive()
+
+
+@pytest.mark.parametrize("protocol", ["http", "grpc"])
+def test_sequence_parameters_on_other_models_are_ignored(server, protocol):
+    """As in Triton: a model without sequence_batching ignores sequence_id,
+    sequence_start and sequence_end (even a non-START request of an unknown id)."""
+    module, client = client_for(server, protocol)
+    with client:
+        a = module.InferInput("INPUT0", [1, 16], "INT32")
+        a.set_data_from_numpy(np.arange(16, dtype=np.int32).reshape(1, 16))
+        b = module.InferInput("INPUT1", [1, 16], "INT32")
+        b.set_data_from_numpy(np.ones((1, 16), dtype=np.int32))
+        for start in (False, True):
+            result = client.infer("simple", [a, b], sequence_id=99, sequence_start=start,
+                                  sequence_end=True)
+            assert result.as_numpy("OUTPUT0").tolist() == [list(range(1, 17))]

@@ -24,9 +24,9 @@ using testing::SequenceRequestSpec;
 
 class SequenceBatcherTest : public ::testing::Test {
  protected:
-  void Build(SequenceConfig config, int instances = 1) {
+  void Build(SequenceConfig config, int instances = 1, bool decoupled = false) {
     config_ = std::move(config);
-    io_ = AccumulatorIO(config_.max_batch_size, stats_);
+    io_ = AccumulatorIO(config_.max_batch_size, stats_, decoupled);
     batcher_ = std::make_unique<SequenceBatcher>(config_, MakeAccumulators(instances, log_, gate_),
                                                  clock_, timer_);
   }
@@ -87,6 +87,15 @@ TEST_F(SequenceBatcherTest, ControlsAndStateFollowTheSequence) {
   EXPECT_EQ(Call("a4", uint64_t{7}, false, false, 1).message(),
             "inference request for sequence 7 to model 'm' must specify the START flag on the "
             "first request of the sequence");
+}
+
+TEST_F(SequenceBatcherTest, DecoupledModelSendsTheStateInAResponse) {
+  Build(AccumulatorConfig(2, true), 1, /*decoupled=*/true);
+  ASSERT_TRUE(Call("a1", uint64_t{4}, true, false, 1).ok());
+  ASSERT_TRUE(Call("a2", uint64_t{4}, false, true, 2).ok());
+  EXPECT_EQ(answers_.PartialYsOf("a1"), std::vector<int32_t>{1});
+  EXPECT_EQ(answers_.PartialYsOf("a2"), std::vector<int32_t>{3});  // the state came along
+  EXPECT_EQ(log_.RowsOf("a2")[0].state, 1);
 }
 
 TEST_F(SequenceBatcherTest, ClientMayAskForTheStateOutput) {

@@ -98,6 +98,7 @@ void AccumulatorInstance::Execute(std::vector<std::unique_ptr<INFERD_Request>> r
                                   Int32(y));
     }
     INFERD_Request* raw = request.release();
+    if (status.ok() && raw->io().decoupled) status = raw->SendResponse(absl::OkStatus(), false);
     raw->Complete(status);
     delete raw;
   }
@@ -139,8 +140,10 @@ SequenceConfig AccumulatorConfig(int max_batch_size, bool with_state) {
 }
 
 std::shared_ptr<const backends::ModelIO> AccumulatorIO(int max_batch_size,
-                                                       std::shared_ptr<core::ModelStats> stats) {
+                                                       std::shared_ptr<core::ModelStats> stats,
+                                                       bool decoupled) {
   auto io = std::make_shared<backends::ModelIO>();
+  io->decoupled = decoupled;
   io->model_name = "m";
   io->model_version = 1;
   io->max_batch_size = max_batch_size;
@@ -198,6 +201,25 @@ std::vector<std::string> SequenceAnswers::OutputsOf(const std::string& id) const
   return {};
 }
 
+void SequenceAnswers::RecordPartial(const std::string& id, const core::InferResponse& response) {
+  for (const auto& output : response.outputs) {
+    if (output.name != "y" || output.data.size < 4) continue;
+    int32_t y;
+    std::memcpy(&y, output.data.data, 4);
+    base::MutexLock lock(&mu_);
+    partial_.emplace_back(id, y);
+  }
+}
+
+std::vector<int32_t> SequenceAnswers::PartialYsOf(const std::string& id) const {
+  base::MutexLock lock(&mu_);
+  std::vector<int32_t> ys;
+  for (const auto& [who, y] : partial_) {
+    if (who == id) ys.push_back(y);
+  }
+  return ys;
+}
+
 size_t SequenceAnswers::count() const {
   base::MutexLock lock(&mu_);
   return answers_.size();
@@ -226,6 +248,12 @@ std::unique_ptr<INFERD_Request> MakeSequenceRequest(const SequenceRequestSpec& s
   request->parameters["sequence_end"] = spec.end;
   request->cancellation = spec.cancellation;
   request->deadline_nanos = spec.deadline_nanos;
+  if (io->decoupled) {
+    request->on_partial_response = [&answers,
+                                    id = spec.id](absl::StatusOr<core::InferResponse> response) {
+      if (response.ok()) answers.RecordPartial(id, *response);
+    };
+  }
   auto result = std::make_unique<INFERD_Request>(
       std::move(request),
       [&answers, id = spec.id](absl::StatusOr<core::InferResponse> response) {

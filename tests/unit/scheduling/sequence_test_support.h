@@ -60,6 +60,8 @@ class AccumulatorInstance final : public backends::BackendInstance {
  public:
   AccumulatorInstance(int index, SequenceLog& log, SequenceGate& gate)
       : index_(index), log_(log), gate_(gate) {}
+  // For a decoupled model (ModelIO::decoupled): the outputs go in one
+  // response sent with SendResponse, then a final flag alone.
   void Execute(std::vector<std::unique_ptr<INFERD_Request>> requests) override;
 
  private:
@@ -80,7 +82,8 @@ SequenceConfig AccumulatorConfig(int max_batch_size, bool with_state);
 // The model's outputs: y (INT32 [1]) and S_OUT (the state output, not a
 // client output).
 std::shared_ptr<const backends::ModelIO> AccumulatorIO(int max_batch_size,
-                                                       std::shared_ptr<core::ModelStats> stats);
+                                                       std::shared_ptr<core::ModelStats> stats,
+                                                       bool decoupled = false);
 
 struct SequenceRequestSpec {
   std::string id;
@@ -103,6 +106,9 @@ class SequenceAnswers {
   std::optional<int32_t> YOf(const std::string& id) const;
   // The output names the client got for `id`.
   std::vector<std::string> OutputsOf(const std::string& id) const;
+  // y of the partial (non-final) responses of `id`, in order.
+  std::vector<int32_t> PartialYsOf(const std::string& id) const;
+  void RecordPartial(const std::string& id, const core::InferResponse& response);
   size_t count() const;
   size_t CountOf(const std::string& id) const;
 
@@ -115,6 +121,7 @@ class SequenceAnswers {
   };
   mutable base::Mutex mu_;
   std::vector<One> answers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, int32_t>> partial_ ABSL_GUARDED_BY(mu_);
 };
 
 std::unique_ptr<INFERD_Request> MakeSequenceRequest(const SequenceRequestSpec& spec,

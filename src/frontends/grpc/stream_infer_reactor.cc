@@ -71,8 +71,8 @@ void StreamInferReactor::OnReadDone(bool ok) {
     }
     if (read_more) {
       ReadNext();
-      absl::MutexLock lock(&mu_);
-      read_starting_ = false;
+      Pump(nullptr, /*read_started=*/true);
+      return;
     }
   }
   Pump();
@@ -144,10 +144,10 @@ void StreamInferReactor::OnResult(const std::shared_ptr<Pending>& pending,
             "the client did not read its responses: more than 256 MiB waited to be written"));
       }
     }
-    if (final) in_flight_.erase(pending.get());
   }
   CancelAll(to_cancel);
-  Pump();
+  // The final answer takes the request out of in_flight_ inside Pump.
+  Pump(final ? pending.get() : nullptr);
 }
 
 void StreamInferReactor::OnWriteDone(bool ok) {
@@ -195,39 +195,47 @@ bool StreamInferReactor::ReadyToFinish() const {
   return (reads_done_ || ending_) && queue_.Idle();
 }
 
-void StreamInferReactor::Pump() {
-  const inference::ModelStreamInferResponse* to_write = nullptr;
-  bool read = false;
-  std::optional<::grpc::Status> finish;
-  {
-    absl::MutexLock lock(&mu_);
-    if (finished_) return;
-    if (!writing_ && !abandoned_) {
-      writing_ = queue_.Next();
-      if (writing_) to_write = &*writing_;
-    }
-    if (read_paused_ && !reads_done_ && !ending_ && !abandoned_ &&
-        queue_.queued_bytes() < kPauseReadsBytes / 2) {
-      read_paused_ = false;
-      read_starting_ = true;
-      read = true;
-    }
-    if (to_write == nullptr && !read && ReadyToFinish()) {
-      finished_ = true;
-      finish = abandoned_.value_or(::grpc::Status::OK);
-    }
-  }
-  // gRPC calls, outside the lock: a reaction may run on this thread.
-  if (to_write != nullptr) StartWrite(to_write);
-  if (read) {
-    ReadNext();
+void StreamInferReactor::Pump(Pending* answered, bool read_started) {
+  while (true) {
+    const inference::ModelStreamInferResponse* to_write = nullptr;
+    bool read = false;
+    std::optional<::grpc::Status> finish;
     {
       absl::MutexLock lock(&mu_);
-      read_starting_ = false;
+      // Done under the same lock as the decision below: once a server
+      // callback's request leaves in_flight_, another thread may finish the
+      // stream (and gRPC delete it), so that callback touches nothing after
+      // this section but what it decides here.
+      if (answered != nullptr) in_flight_.erase(answered);
+      answered = nullptr;
+      if (read_started) read_starting_ = false;
+      read_started = false;
+      if (finished_) return;
+      if (!writing_ && !abandoned_) {
+        writing_ = queue_.Next();
+        if (writing_) to_write = &*writing_;
+      }
+      if (read_paused_ && !reads_done_ && !ending_ && !abandoned_ &&
+          queue_.queued_bytes() < kPauseReadsBytes / 2) {
+        read_paused_ = false;
+        read_starting_ = true;  // keeps the stream from finishing until StartRead
+        read = true;
+      }
+      if (to_write == nullptr && !read && ReadyToFinish()) {
+        finished_ = true;
+        finish = abandoned_.value_or(::grpc::Status::OK);
+      }
     }
-    Pump();
+    // gRPC calls, outside the lock: a reaction may run on this thread.
+    if (to_write != nullptr) StartWrite(to_write);
+    if (read) {
+      ReadNext();
+      read_started = true;  // cleared, and the state looked at again, under the lock
+      continue;
+    }
+    if (finish) Finish(*finish);
+    return;
   }
-  if (finish) Finish(*finish);
 }
 
 bool StreamInferReactor::BeginEnd() {

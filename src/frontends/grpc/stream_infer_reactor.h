@@ -85,7 +85,11 @@ class StreamInferReactor final
   void OnResult(const std::shared_ptr<Pending>& pending, absl::StatusOr<core::InferResponse> result,
                 bool final);
   // Starts the next write, resumes reading, or finishes, as the state allows.
-  void Pump();
+  // `answered`: a request whose final answer was just queued, taken out of
+  // in_flight_ here; `read_started`: the caller's StartRead returned.
+  // Nothing of the reactor is touched after the gRPC calls it makes: a
+  // server thread may be the last one to see the stream alive.
+  void Pump(Pending* answered = nullptr, bool read_started = false);
   // Ends the stream early with `status`: drops what was not written and
   // returns the tokens of the requests in flight, to be cancelled outside
   // the lock.

@@ -7,11 +7,14 @@
 #   make serve             build the server and its backends only (no tests), then serve
 #                          examples/models on ports 8000 (HTTP), 8001 (gRPC), 8002 (metrics)
 #   make install           install the release build under PREFIX (default /usr/local; DESTDIR
-#                          is honoured): bin/inferd, lib/backends/, include/inferd/, lib/cmake/inferd/
+#                          is honoured): bin/inferd, lib/backends/, lib/libinferd.so (the embedding
+#                          C API), include/inferd/, lib/pkgconfig/inferd.pc, lib/cmake/inferd/
 #   make test              unit + integration tests, release and ASan+UBSan builds
 #   make test-unit         C++ unit tests (ctest) of the release build
 #   make test-integration  pytest against build/bin/inferd
 #   make test-python       the Python backend's worker package (python/) on its own
+#   make test-embed        the in-process Python API (python/inferd_embed) installed into .venv,
+#                          and embedding from an installed prefix (tests/embed)
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
 #   make bench             all seven benchmarks below, one after the other
@@ -49,7 +52,8 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)
 FORMAT_DIRS := $(wildcard src include tests/unit bench examples)
 CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google, ColumnLimit: 100})
 
-.PHONY: setup build build-serving serve install test test-unit test-python test-integration asan asan-build \
+.PHONY: setup build build-serving serve install test test-unit test-python test-embed embed-install \
+        test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
         bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-scheduler tsan tsan-build format clean
 
@@ -72,13 +76,15 @@ serve: build-serving
 	INFERD_PYTHON="$${INFERD_PYTHON:-$$(command -v /usr/bin/python3 || command -v python3)}" \
 	  build/bin/inferd serve --model-repository examples/models
 
-# The server, its backends, the backend ABI headers and the CMake package that
-# out-of-tree backends use (find_package(inferd)); see docs/backends.md.
+# The server, its backends, the backend ABI headers, the embedding library
+# (libinferd.so, inferd.h, inferd.pc) and the CMake package that out-of-tree
+# backends and embedders use (find_package(inferd)); see docs/backends.md and
+# docs/embedding.md.
 PREFIX ?= /usr/local
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install build --prefix "$(PREFIX)"
 
-test: test-unit test-python test-integration asan tsan
+test: test-unit test-python test-embed test-integration asan tsan
 
 test-unit: build
 	ctest --preset release
@@ -92,6 +98,24 @@ endef
 # The worker side of the Python backend, without a server (tests/python).
 test-python: setup
 	$(PYTEST) -ra --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests/python
+
+# The `inferd` Python package (python/inferd_embed) against build/lib/libinferd.so,
+# installed into .venv again only when its sources or the library changed (a
+# second make reads the library's time after `build` made it), then tests/embed.
+EMBED_STAMP := $(VENV)/.stamp-inferd-embed
+EMBED_SOURCES := $(shell find python/inferd_embed -path python/inferd_embed/build -prune \
+                   -o -type f ! -name '*.pyc' -print)
+
+test-embed: build
+	@$(MAKE) --no-print-directory embed-install
+	$(PYTEST) -ra --timeout=$(PYTEST_TIMEOUT) $(PYTEST_ARGS) tests/embed
+
+embed-install: $(EMBED_STAMP)
+
+$(EMBED_STAMP): $(EMBED_SOURCES) build/lib/libinferd.so
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+	  ./python/inferd_embed
+	touch $@
 
 test-integration: build
 	$(call run_pytest,build/bin/inferd)

@@ -63,9 +63,14 @@ void INFERD_ApiVersion(uint32_t* major, uint32_t* minor) {
 const char* INFERD_Version(void) { return INFERD_VERSION; }
 
 INFERD_Error* INFERD_ErrorNew(INFERD_ErrorCode code, const char* message) {
+  const int raw = inferd::capi::RawEnumValue(code);
+  const INFERD_ErrorCode known =
+      raw >= INFERD_ERROR_UNKNOWN && raw <= INFERD_ERROR_DEADLINE_EXCEEDED
+          ? static_cast<INFERD_ErrorCode>(raw)
+          : INFERD_ERROR_UNKNOWN;
   try {
     return new INFERD_Error(
-        inferd::core::StatusFromBackendError(code, message == nullptr ? "" : message));
+        inferd::core::StatusFromBackendError(known, message == nullptr ? "" : message));
   } catch (...) {
     return nullptr;  // out of memory: nothing better to hand back
   }
@@ -81,7 +86,7 @@ const char* INFERD_ErrorGetMessage(const INFERD_Error* error) {
 }
 
 const char* INFERD_ErrorCodeName(INFERD_ErrorCode code) {
-  switch (code) {
+  switch (inferd::capi::RawEnumValue(code)) {
     case INFERD_ERROR_INTERNAL:
       return "INTERNAL";
     case INFERD_ERROR_NOT_FOUND:
@@ -109,14 +114,16 @@ void INFERD_ErrorDelete(INFERD_Error* error) { delete error; }
 void INFERD_StringDelete(char* string) { std::free(string); }
 
 const char* INFERD_DataTypeName(INFERD_DataType datatype) {
-  if (!inferd::core::IsValidDataType(datatype)) return "INVALID";
+  const int raw = inferd::capi::RawEnumValue(datatype);
+  if (!inferd::core::IsValidDataType(raw)) return "INVALID";
   // The names are string literals, so data() is NUL-terminated.
-  return inferd::core::DataTypeProtocolName(static_cast<inferd::core::DataType>(datatype)).data();
+  return inferd::core::DataTypeProtocolName(static_cast<inferd::core::DataType>(raw)).data();
 }
 
 size_t INFERD_DataTypeByteSize(INFERD_DataType datatype) {
-  if (!inferd::core::IsValidDataType(datatype)) return 0;
-  return inferd::core::DataTypeByteSize(static_cast<inferd::core::DataType>(datatype));
+  const int raw = inferd::capi::RawEnumValue(datatype);
+  if (!inferd::core::IsValidDataType(raw)) return 0;
+  return inferd::core::DataTypeByteSize(static_cast<inferd::core::DataType>(raw));
 }
 
 }  // extern "C"

@@ -10,6 +10,7 @@
 #include "absl/strings/cord.h"
 #include "base/clock.h"
 #include "capi/capi_internal.h"
+#include "core/data_type.h"
 #include "core/infer_request.h"
 
 namespace {
@@ -113,14 +114,19 @@ INFERD_Error* INFERD_InferRequestAddInput(INFERD_InferRequest* request, const ch
   constexpr char kFunction[] = "INFERD_InferRequestAddInput";
   absl::Status status = CheckRequest(request, kFunction);
   if (status.ok()) status = RequireNonNull(name, kFunction, "name");
+  const int raw_datatype = inferd::capi::RawEnumValue(datatype);
+  if (status.ok() && !inferd::core::IsValidDataType(raw_datatype)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat(kFunction, ": input '", name, "' has unknown datatype ", raw_datatype));
+  }
   if (!status.ok()) {
     // The data was lent to this call: give it back as the contract says.
     if (release != nullptr) release(release_context);
     return inferd::backends::NewError(status);
   }
   // Owns the release from here on: it runs exactly once on every path.
-  return Api().InferRequestAddInput(request, name, datatype, shape, dim_count, data, byte_size,
-                                    release, release_context);
+  return Api().InferRequestAddInput(request, name, static_cast<INFERD_DataType>(raw_datatype),
+                                    shape, dim_count, data, byte_size, release, release_context);
 }
 
 INFERD_Error* INFERD_InferRequestAddRequestedOutput(INFERD_InferRequest* request,

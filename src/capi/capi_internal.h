@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -51,6 +52,17 @@ INFERD_Error* Guarded(const char* function, Body&& body) noexcept {
   } catch (...) {
     return backends::NewError(absl::InternalError(absl::StrCat(function, ": unknown exception")));
   }
+}
+
+// The integer a C caller passed for an enum parameter. C lets any int
+// through, while C++ must not read a value outside the enumerators' range as
+// the enum (UBSan: -fsanitize=enum), so the bytes are copied instead.
+template <typename Enum>
+int RawEnumValue(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized here");
+  int raw = 0;
+  std::memcpy(&raw, &value, sizeof raw);
+  return raw;
 }
 
 // A malloc'd NUL-terminated copy for a `char**` result (INFERD_StringDelete frees it).

@@ -73,7 +73,8 @@ INFERD_Error* INFERD_ServerOptionsSetModelControlMode(INFERD_ServerOptions* opti
   constexpr char kFunction[] = "INFERD_ServerOptionsSetModelControlMode";
   return SetOption(kFunction, options, [&](inferd::ServerOptions& o) -> absl::Status {
     using inferd::lifecycle::ModelControlMode;
-    switch (mode) {
+    const int raw = inferd::capi::RawEnumValue(mode);
+    switch (raw) {
       case INFERD_MODEL_CONTROL_NONE:
         o.model_control_mode = ModelControlMode::kNone;
         return absl::OkStatus();
@@ -84,8 +85,7 @@ INFERD_Error* INFERD_ServerOptionsSetModelControlMode(INFERD_ServerOptions* opti
         o.model_control_mode = ModelControlMode::kExplicit;
         return absl::OkStatus();
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat(kFunction, ": unknown mode ", static_cast<int>(mode)));
+    return absl::InvalidArgumentError(absl::StrCat(kFunction, ": unknown mode ", raw));
   });
 }
 

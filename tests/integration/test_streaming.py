@@ -251,3 +251,56 @@ def test_perf_analyzer_streaming_runs_without_errors(stream_server, tmp_path, mo
         # Four responses per request reached the client.
         assert "Response Throughput" in output, output
     assert stream_server.alive()
+
+
+def test_a_client_that_reads_late_gets_every_answer_in_order(stream_server):
+    """More answers than the stream keeps before it stops reading requests
+    (16 MiB): the server holds them while the client reads nothing, reads
+    the requests after that only once the client caught up, and loses
+    nothing."""
+    import grpc
+    from tritonclient.grpc import service_pb2, service_pb2_grpc
+
+    # Every response repeats the request id: with a 1000-byte id, 20000
+    # responses are well past 16 MiB.
+    count, big_id = 20_000, "big-" + "x" * 1000
+    big = service_pb2.ModelInferRequest(model_name=REPEAT, id=big_id)
+    big.inputs.add(name="IN", datatype="INT32", shape=[count])
+    big.raw_input_contents.append(np.arange(count, dtype=np.int32).tobytes())
+    later = []
+    for request_id in ("after", "third"):
+        request = service_pb2.ModelInferRequest(model_name="simple", id=request_id)
+        for name in ("INPUT0", "INPUT1"):
+            request.inputs.add(name=name, datatype="INT32", shape=[1, 16])
+            request.raw_input_contents.append(np.ones((1, 16), dtype=np.int32).tobytes())
+        later.append(request)
+    answered = threading.Event()
+
+    def requests_to_send():
+        yield big
+        answered.wait(timeout=WAIT)  # sent once every answer of `big` waits in the server
+        yield from later
+
+    before = int(model_stats(stream_server, REPEAT)["inference_stats"]["success"]["count"])
+    with grpc.insecure_channel(stream_server.grpc_url) as channel:
+        stub = service_pb2_grpc.GRPCInferenceServiceStub(channel)
+        responses = stub.ModelStreamInfer(requests_to_send(), timeout=240)
+        # Read nothing until the big request has been answered in full.
+        wait_stats(stream_server, REPEAT,
+                   lambda s: int(s["inference_stats"]["success"]["count"]) > before,
+                   "the big request to be answered")
+        answered.set()
+        seen = 0
+        ids = []
+        for response in responses:
+            assert response.error_message == "", response.error_message
+            ids.append(response.infer_response.id)
+            if response.infer_response.id == big_id:
+                index = np.frombuffer(response.infer_response.raw_output_contents[1], np.uint32)
+                assert index[0] == seen
+                seen += 1
+            if len(ids) == count + 2:
+                break
+        responses.cancel()
+    assert seen == count
+    assert ids[count:] == ["after", "third"]

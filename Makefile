@@ -29,7 +29,8 @@
 #                          streams' real-time factor and sequence batching vs in-process
 #                          (bench/streaming.sh)
 #   make bench-zero-copy   64 KiB-64 MiB tensors via system shared memory vs HTTP binary vs gRPC,
-#                          beside a memcpy of the same bytes (bench/zero_copy.sh)
+#                          beside a memcpy of the same bytes (bench/zero_copy.sh); the embedding
+#                          C API's cost per request vs ONNX Runtime's C API (bench/capi_overhead.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
@@ -179,6 +180,7 @@ bench-streaming: build
 
 bench-zero-copy: build
 	bench/zero_copy.sh
+	bench/capi_overhead.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

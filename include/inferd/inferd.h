@@ -235,8 +235,8 @@ INFERD_EXPORT INFERD_Error* INFERD_ServerOptionsSetLogLevel(INFERD_ServerOptions
  * blocking until each has loaded or failed. A model that fails to load does
  * not fail this call: it is UNAVAILABLE with its reason in the repository
  * index, and the server is not ready (with strict readiness). Errors:
- * INVALID_ARG for NULL arguments, no model repository, a bad log level.
- * `options` stays the caller's. */
+ * INVALID_ARG for NULL arguments or no model repository, NOT_FOUND for a
+ * repository folder that does not exist. `options` stays the caller's. */
 INFERD_EXPORT INFERD_Error* INFERD_ServerNew(INFERD_EmbeddedServer** server,
                                              const INFERD_ServerOptions* options);
 /* Stops the server (INFERD_ServerStop) and frees it. Nothing else may use
@@ -258,7 +258,7 @@ INFERD_EXPORT INFERD_Error* INFERD_ServerIsLive(INFERD_EmbeddedServer* server, i
 INFERD_EXPORT INFERD_Error* INFERD_ServerIsReady(INFERD_EmbeddedServer* server, int* ready);
 /* `version` > 0: that version; 0 or -1: the newest ready one. *ready is 0
  * for a known model that is not ready; NOT_FOUND for an unknown model or
- * version. */
+ * version (in explicit mode a model is known once a load was asked for). */
 INFERD_EXPORT INFERD_Error* INFERD_ServerModelIsReady(INFERD_EmbeddedServer* server,
                                                       const char* model, int64_t version,
                                                       int* ready);
@@ -285,8 +285,8 @@ INFERD_EXPORT INFERD_Error* INFERD_ServerModelConfig(INFERD_EmbeddedServer* serv
                                                      const char* model, int64_t version,
                                                      char** json);
 /* {"model_stats":[...]} (GET /v2/models[/<model>[/versions/<version>]]/stats):
- * a NULL or empty `model` gives every ready model version; `version` 0 or
- * -1 every ready version of `model`. */
+ * a NULL or empty `model` gives every ready model version (then `version`
+ * must be 0 or -1); `version` 0 or -1 every ready version of `model`. */
 INFERD_EXPORT INFERD_Error* INFERD_ServerModelStatistics(INFERD_EmbeddedServer* server,
                                                          const char* model, int64_t version,
                                                          char** json);

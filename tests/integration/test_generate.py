@@ -162,3 +162,35 @@ def test_a_client_that_disconnects_cancels_its_stream(server):
     wait_stats(server, REPEAT, lambda s: fail_count(s) == before + 1,
                "the abandoned stream's request to end")
     assert failures(server, REPEAT, "CANCELED") >= 1
+
+
+def test_a_request_pipelined_during_a_stream_waits_for_it(server):
+    """Bytes of a next request that arrive while events are being written
+    end the disconnect watch without cutting the stream short."""
+    first = json.dumps({"IN": [1, 2, 3], "DELAY": [0, 200, 200]}).encode()
+    second = json.dumps({"IN": [9]}).encode()
+
+    def post(path, body):
+        return (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+                .encode() + body)
+
+    with socket.create_connection(("127.0.0.1", server.http_port), timeout=WAIT) as s:
+        s.sendall(post(f"/v2/models/{REPEAT}/generate_stream", first))
+        data = b""
+        while b"data: " not in data:  # the first event is out: the stream is open
+            data += s.recv(65536)
+        s.sendall(post(f"/v2/models/{REPEAT}/generate", second))
+        while not data.endswith(b"}"):
+            chunk = s.recv(65536)
+            assert chunk, data
+            data += chunk
+            if b"\r\n0\r\n\r\n" in data and data.count(b"HTTP/1.1 200") == 2:
+                tail = data.split(b"\r\n0\r\n\r\n", 1)[1]
+                if b"\r\n\r\n" in tail and tail.endswith(b"}"):
+                    break
+    stream, _, rest = data.partition(b"\r\n0\r\n\r\n")
+    assert b"Transfer-Encoding: chunked" in stream
+    assert [json.loads(line[len(b"data: "):])["OUT"] for line in stream.split(b"\n")
+            if line.startswith(b"data: ")] == [1, 2, 3]
+    assert rest.startswith(b"HTTP/1.1 200"), rest
+    assert json.loads(rest.split(b"\r\n\r\n", 1)[1])["OUT"] == 9

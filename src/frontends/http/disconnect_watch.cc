@@ -38,16 +38,28 @@ void DisconnectWatch::Arm(tcp::socket& socket, std::shared_ptr<void> owner) {
                       }
                       Arm(socket, owner);  // a spurious wake-up leaves the new wait pending
                     });
-  if (!Look(socket)) Stop(socket);
+  switch (Look(socket)) {
+    case Seen::kNothing:
+      break;
+    case Seen::kNextRequest:
+      // The wait just armed completes at once (the bytes are there) and
+      // finds the watch over. No cancel: it would also abort the write of
+      // a streamed reply (session_stream.cc) that the next request waits for.
+      token_.reset();
+      break;
+    case Seen::kGone:
+      Stop(socket);
+      break;
+  }
 }
 
-bool DisconnectWatch::Look(tcp::socket& socket) {
+DisconnectWatch::Seen DisconnectWatch::Look(tcp::socket& socket) {
   char byte;
   const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n > 0) return false;  // a pipelined request: read after the reply, as usual
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
+  if (n > 0) return Seen::kNextRequest;  // a pipelined request: read after the reply, as usual
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return Seen::kNothing;
   token_->Cancel();  // 0: end of stream; < 0: reset or another connection error
-  return false;
+  return Seen::kGone;
 }
 
 }  // namespace inferd::frontends::http

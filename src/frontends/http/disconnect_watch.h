@@ -35,9 +35,10 @@ class DisconnectWatch {
   // end of stream arriving meanwhile cannot be missed (asio's reactor is
   // edge-triggered and a wait is never tried speculatively).
   void Arm(boost::asio::ip::tcp::socket& socket, std::shared_ptr<void> owner);
-  // Peeks at the socket; false when the watch is over (token raised, or a
-  // next request is waiting).
-  bool Look(boost::asio::ip::tcp::socket& socket);
+  // Peeks at the socket: nothing yet, a next request waiting (the watch is
+  // over), or the client gone (the token is raised).
+  enum class Seen { kNothing, kNextRequest, kGone };
+  Seen Look(boost::asio::ip::tcp::socket& socket);
 
   std::shared_ptr<core::CancellationToken> token_;  // null: not watching
   uint64_t generation_ = 0;  // tells a wait of an earlier request from the current one

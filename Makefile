@@ -17,7 +17,7 @@
 #                          and embedding from an installed prefix (tests/embed)
 #   make asan              ASan+UBSan build (build/asan) with its unit and integration tests
 #   make tsan              ThreadSanitizer build (build/tsan) of the concurrent code's unit tests
-#   make bench             all seven benchmarks below, one after the other
+#   make bench             all the benchmarks below, one after the other
 #   make bench-transport   inferd vs bare round trip vs in-process (bench/run.sh)
 #   make bench-batching    dynamic batching vs in-process (bench/batching.sh)
 #   make bench-lifecycle   p99 during version swaps, folder → serving, start-up (bench/lifecycle.sh)
@@ -136,7 +136,7 @@ asan-test-integration: asan-build
 # TSan covers the scheduler, the lifecycle, the statistics and what they share with the
 # frontends (the tests labelled `tsan`). Only those targets are built: the
 # rest of the tree runs under ASan, and ONNX Runtime is not instrumented.
-TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test ensemble_test model_stats_test cancellation_test lifecycle_transitions_test python_protocol_test sequence_batcher_test shared_memory_registry_test inferd_fake
+TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test ensemble_test model_stats_test cancellation_test lifecycle_transitions_test python_protocol_test python_bls_test python_responses_test sequence_batcher_test shared_memory_registry_test inferd_fake
 
 tsan: tsan-build
 	ctest --preset tsan -L tsan
@@ -158,6 +158,8 @@ bench: build
 	bench/backends.sh
 	bench/pipelines.sh
 	bench/streaming.sh
+	bench/zero_copy.sh
+	bench/capi_overhead.sh
 	$(SCHEDULER_BENCH)
 
 bench-transport: build

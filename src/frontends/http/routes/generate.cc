@@ -119,8 +119,10 @@ class Streamed {
  public:
   explicit Streamed(Responder responder) : responder_(std::move(responder)) {}
 
-  // On a server thread, one call at a time (the final one last).
+  // On a server thread, one call at a time (the final one last); the lock
+  // orders calls that come from different threads.
   void Add(Result result, bool final) {
+    std::lock_guard<std::mutex> lock(mu_);
     const bool flags_only = result.ok() && result->flags_only;
     if (!opened_) {
       if (final && !result.ok()) {
@@ -154,6 +156,7 @@ class Streamed {
   }
 
   const Responder responder_;
+  std::mutex mu_;
   bool opened_ = false;
 };
 

@@ -203,8 +203,9 @@ static int Advance(const INFERD_BackendModel* model, Job* job) {
   return 0;
 }
 
-/* Waits on `wake` until the monotonic clock reads `until_ns` (api clock and
- * CLOCK_MONOTONIC agree only in rate, so the wait is taken relative). */
+/* Waits on `wake` for at most `wait_ns` (or until signalled). The deadline is
+ * on CLOCK_MONOTONIC, the clock the condition variable was made with; the
+ * api's clock agrees with it in rate, which is all a relative wait needs. */
 static void WaitFor(INFERD_BackendInstance* instance, uint64_t wait_ns) {
   struct timespec deadline;
   clock_gettime(CLOCK_MONOTONIC, &deadline);

@@ -391,3 +391,38 @@ def test_cuda_shared_memory_without_gpus(client):
     client.unregister_cuda_shared_memory("any")
     expect_error("failed to register CUDA shared memory region: 'cu', GPUs not supported",
                  client.register_cuda_shared_memory, "cu", b"\0" * 64, 0, 64)
+
+
+def test_grpc_stream_reads_and_writes_regions(shm_server, regions):
+    """ModelStreamInfer takes the same shared-memory parameters as ModelInfer:
+    inputs read from a region, outputs written into one, a window too small
+    for its output answered as an error on the stream, which stays open."""
+    import queue
+    client = grpcclient.InferenceServerClient(shm_server.grpc_url)
+    client.unregister_system_shared_memory()
+    in_name, in_handle = regions(64)
+    out_name, out_handle = regions(64)
+    client.register_system_shared_memory(in_name, "/" + in_name, 64)
+    client.register_system_shared_memory(out_name, "/" + out_name, 64)
+    data = np.arange(7, dtype=np.int32) * 3
+    shm.set_shared_memory_region(in_handle, [data])
+    answers = queue.Queue()
+    client.start_stream(callback=lambda result, error: answers.put((result, error)))
+    try:
+        for request_id, out_size in (("fits", 28), ("small", 8), ("again", 28)):
+            inp = grpcclient.InferInput("INPUT0", [7], "INT32")
+            inp.set_shared_memory(in_name, 28)
+            out = grpcclient.InferRequestedOutput("OUTPUT0")
+            out.set_shared_memory(out_name, out_size)
+            client.async_stream_infer("identity_int32", [inp], outputs=[out],
+                                      request_id=request_id)
+        got = [answers.get(timeout=60) for _ in range(3)]
+    finally:
+        client.stop_stream()
+    (first, first_error), (_, small_error), (third, third_error) = got
+    assert first_error is None and third_error is None
+    assert first.get_response().id == "fits" and third.get_response().id == "again"
+    assert small_error is not None and "should be at least 28 bytes" in str(small_error)
+    np.testing.assert_array_equal(shm.get_contents_as_numpy(out_handle, np.int32, [7]), data)
+    client.unregister_system_shared_memory()
+    client.close()

@@ -86,7 +86,8 @@ bool StreamInferReactor::IsDecoupled(const inference::ModelInferRequest& message
 
 void StreamInferReactor::Submit(std::shared_ptr<inference::ModelInferRequest> message) {
   StreamRequestInfo info = StreamRequestInfoOf(*message);
-  auto decoded = DecodeInferRequest(*message, message);
+  SharedMemoryOutputs shm_outputs;
+  auto decoded = DecodeInferRequest(*message, message, &server_.shared_memory(), &shm_outputs);
   if (!decoded.ok()) {
     absl::MutexLock lock(&mu_);
     if (!abandoned_) {
@@ -96,6 +97,7 @@ void StreamInferReactor::Submit(std::shared_ptr<inference::ModelInferRequest> me
   }
   auto pending = std::make_shared<Pending>();
   pending->info = std::move(info);
+  pending->shm_outputs = std::move(shm_outputs);
   pending->token = std::make_shared<core::CancellationToken>();
   const bool decoupled = IsDecoupled(*message);
   {
@@ -125,7 +127,7 @@ void StreamInferReactor::OnResult(const std::shared_ptr<Pending>& pending,
   // Encoded here, on the thread that produced the answer, not under the lock.
   std::optional<inference::ModelStreamInferResponse> message;
   if (!abandoned_flag_.load(std::memory_order_acquire)) {
-    message = EncodeStreamResult(pending->info, result, final);
+    message = EncodeStreamResult(pending->info, result, final, pending->shm_outputs);
   }
   Tokens to_cancel;
   {

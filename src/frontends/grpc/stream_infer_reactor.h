@@ -74,7 +74,8 @@ class StreamInferReactor final
   struct Pending {
     StreamRequestInfo info;
     std::shared_ptr<core::CancellationToken> token;
-    std::optional<uint64_t> place;  // its ordered place (ordinary models)
+    std::optional<uint64_t> place;    // its ordered place (ordinary models)
+    SharedMemoryOutputs shm_outputs;  // outputs into regions, leased until answered
   };
 
   ~StreamInferReactor() override = default;

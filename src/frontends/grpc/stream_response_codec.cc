@@ -15,12 +15,21 @@ StreamRequestInfo StreamRequestInfoOf(const inference::ModelInferRequest& reques
 }
 
 std::optional<inference::ModelStreamInferResponse> EncodeStreamResult(
-    const StreamRequestInfo& request, const absl::StatusOr<core::InferResponse>& result,
-    bool final) {
+    const StreamRequestInfo& request, const absl::StatusOr<core::InferResponse>& result, bool final,
+    const SharedMemoryOutputs& shared_memory) {
   inference::ModelStreamInferResponse message;
   inference::ModelInferResponse& response = *message.mutable_infer_response();
   if (result.ok() && !result->flags_only) {
-    EncodeInferResponse(*result, response);
+    if (shared_memory.empty()) {
+      EncodeInferResponse(*result, response);
+    } else if (absl::Status status = EncodeInferResponse(*result, shared_memory, response);
+               !status.ok()) {
+      response.Clear();
+      message.set_error_message(std::string(status.message()));
+      response.set_id(request.id);
+      response.set_model_name(request.model_name);
+      response.set_model_version(request.model_version);
+    }
   } else {
     // An error, or the final flag alone: nothing but who it answers.
     if (result.ok() && !request.enable_empty_final_response) return std::nullopt;

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "core/infer_request.h"
 #include "grpc_service.pb.h"
+#include "server/shared_memory_tensors.h"
 
 namespace inferd::frontends::grpc {
 
@@ -34,10 +35,12 @@ StreamRequestInfo StreamRequestInfoOf(const inference::ModelInferRequest& reques
 
 // The message for one response or error of a request that the server took;
 // nullopt when nothing is to be written (a flags-only final response the
-// client did not ask for). `final`: it is the request's last.
+// client did not ask for). `final`: it is the request's last. Outputs named
+// in `shared_memory` are written into their regions (as for unary
+// ModelInfer); one that does not fit makes the message an error.
 std::optional<inference::ModelStreamInferResponse> EncodeStreamResult(
-    const StreamRequestInfo& request, const absl::StatusOr<core::InferResponse>& result,
-    bool final);
+    const StreamRequestInfo& request, const absl::StatusOr<core::InferResponse>& result, bool final,
+    const SharedMemoryOutputs& shared_memory = {});
 
 // The answer to a request refused before it reached the server (it could
 // not be decoded): error_message and the request id only, as Triton does.

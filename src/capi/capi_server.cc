@@ -48,6 +48,24 @@ absl::Status Wait(const std::function<void(inferd::ModelControlCallback)>& start
   return result.get();
 }
 
+// A call that answers JSON about one model version: the shared argument
+// checks, then `produce(model, version)`.
+template <typename Produce>
+INFERD_Error* ModelJsonCall(const char* function, INFERD_EmbeddedServer* server, const char* model,
+                            int64_t version, char** json, Produce produce) {
+  return Guarded(function, [&]() -> absl::Status {
+    if (auto status = CheckServer(server, function); !status.ok()) return status;
+    if (auto status = RequireNonNull(model, function, "model"); !status.ok()) return status;
+    if (auto status = RequireNonNull(json, function, "json"); !status.ok()) return status;
+    auto number = VersionString(function, version);
+    if (!number.ok()) return number.status();
+    absl::StatusOr<std::string> text = produce(std::string_view(model), *number);
+    if (!text.ok()) return text.status();
+    *json = CopyOut(*text);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -156,34 +174,24 @@ INFERD_Error* INFERD_ServerModelIndex(INFERD_EmbeddedServer* server, int ready_o
 
 INFERD_Error* INFERD_ServerModelMetadata(INFERD_EmbeddedServer* server, const char* model,
                                          int64_t version, char** json) {
-  constexpr char kFunction[] = "INFERD_ServerModelMetadata";
-  return Guarded(kFunction, [&]() -> absl::Status {
-    if (auto status = CheckServer(server, kFunction); !status.ok()) return status;
-    if (auto status = RequireNonNull(model, kFunction, "model"); !status.ok()) return status;
-    if (auto status = RequireNonNull(json, kFunction, "json"); !status.ok()) return status;
-    auto number = VersionString(kFunction, version);
-    if (!number.ok()) return number.status();
-    auto metadata = server->server->GetModelMetadata(model, *number);
-    if (!metadata.ok()) return metadata.status();
-    *json = CopyOut(inferd::ModelMetadataJson(*metadata));
-    return absl::OkStatus();
-  });
+  return ModelJsonCall(
+      "INFERD_ServerModelMetadata", server, model, version, json,
+      [server](std::string_view name, const std::string& number) -> absl::StatusOr<std::string> {
+        auto metadata = server->server->GetModelMetadata(name, number);
+        if (!metadata.ok()) return metadata.status();
+        return inferd::ModelMetadataJson(*metadata);
+      });
 }
 
 INFERD_Error* INFERD_ServerModelConfig(INFERD_EmbeddedServer* server, const char* model,
                                        int64_t version, char** json) {
-  constexpr char kFunction[] = "INFERD_ServerModelConfig";
-  return Guarded(kFunction, [&]() -> absl::Status {
-    if (auto status = CheckServer(server, kFunction); !status.ok()) return status;
-    if (auto status = RequireNonNull(model, kFunction, "model"); !status.ok()) return status;
-    if (auto status = RequireNonNull(json, kFunction, "json"); !status.ok()) return status;
-    auto number = VersionString(kFunction, version);
-    if (!number.ok()) return number.status();
-    auto config = server->server->GetModelConfig(model, *number);
-    if (!config.ok()) return config.status();
-    *json = CopyOut(inferd::core::ModelConfigToJson(**config));
-    return absl::OkStatus();
-  });
+  return ModelJsonCall(
+      "INFERD_ServerModelConfig", server, model, version, json,
+      [server](std::string_view name, const std::string& number) -> absl::StatusOr<std::string> {
+        auto config = server->server->GetModelConfig(name, number);
+        if (!config.ok()) return config.status();
+        return inferd::core::ModelConfigToJson(**config);
+      });
 }
 
 INFERD_Error* INFERD_ServerModelStatistics(INFERD_EmbeddedServer* server, const char* model,

@@ -21,9 +21,9 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
   // the backend produces it for the sequence batcher, never for the client.
   for (const auto& state : config.sequence_batching().state()) {
     if (io->FindOutput(state.output_name()) != nullptr) continue;
-    io->outputs.push_back(backends::OutputSpec{
-        state.output_name(), static_cast<core::DataType>(state.data_type()),
-        core::Shape(state.dims().begin(), state.dims().end()), false});
+    io->outputs.push_back(
+        backends::OutputSpec{state.output_name(), static_cast<core::DataType>(state.data_type()),
+                             core::Shape(state.dims().begin(), state.dims().end()), false});
   }
   return io;
 }

@@ -44,7 +44,9 @@ std::string DefaultFileName(std::string_view backend, std::string_view platform)
   if (backend == "python") return "model.py";
   if (backend == "openvino") return "model.xml";
   // Any other (custom) backend B reads model.B.
-  return backend.empty() ? std::string() : absl::StrCat("model.", absl::string_view(backend.data(), backend.size()));
+  return backend.empty()
+             ? std::string()
+             : absl::StrCat("model.", absl::string_view(backend.data(), backend.size()));
 }
 
 // The backend a known default file name selects; empty for any other name.
@@ -86,8 +88,9 @@ absl::Status CheckPair(const inference::ModelConfig& config) {
   for (const auto& known : kKnown) {
     if (known.backend != config.backend()) continue;
     if (BackendForPlatform(config.platform()) != known.backend) {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected 'platform' and 'backend' pair, got: '",
-                                                     config.platform(), "', '", config.backend(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected 'platform' and 'backend' pair, got: '", config.platform(),
+                       "', '", config.backend(), "'"));
     }
   }
   return absl::OkStatus();
@@ -99,9 +102,8 @@ absl::Status FillBackendAndPlatform(const std::string& model_name, const std::st
                                     inference::ModelConfig& config) {
   if (config.name().empty()) config.set_name(model_name);
   if (config.name() != model_name) {
-    return absl::InvalidArgumentError(absl::StrCat("config name '", config.name(),
-                                                   "' does not match the model folder '",
-                                                   model_name, "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config name '", config.name(), "' does not match the model folder '", model_name, "'"));
   }
   if (config.platform() == "ensemble") {
     if (!config.backend().empty()) {
@@ -123,9 +125,10 @@ absl::Status FillBackendAndPlatform(const std::string& model_name, const std::st
       backend = std::string_view(model_name).substr(dot + 1);
     }
     if (backend.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "could not determine the backend of model '", model_name,
-          "': set 'backend' or 'platform' in config.pbtxt, or add a version folder with a model file"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("could not determine the backend of model '", model_name,
+                       "': set 'backend' or 'platform' in config.pbtxt, or add a version folder "
+                       "with a model file"));
     }
     config.set_backend(std::string(backend));
     if (config.default_model_filename().empty() && !file.empty()) {
@@ -144,14 +147,17 @@ absl::Status FillBackendAndPlatform(const std::string& model_name, const std::st
   }
   // TensorFlow needs its platform; Triton derives it from the file name.
   if (config.backend() == "tensorflow" && config.platform().empty()) {
-    if (config.default_model_filename() == "model.graphdef") config.set_platform("tensorflow_graphdef");
-    if (config.default_model_filename() == "model.savedmodel") config.set_platform("tensorflow_savedmodel");
+    if (config.default_model_filename() == "model.graphdef")
+      config.set_platform("tensorflow_graphdef");
+    if (config.default_model_filename() == "model.savedmodel")
+      config.set_platform("tensorflow_savedmodel");
   }
   return CheckPair(config);
 }
 
 void NormalizeModelConfig(inference::ModelConfig& config) {
-  if (!config.has_version_policy()) config.mutable_version_policy()->mutable_latest()->set_num_versions(1);
+  if (!config.has_version_policy())
+    config.mutable_version_policy()->mutable_latest()->set_num_versions(1);
   if (config.has_dynamic_batching() && config.dynamic_batching().preferred_batch_size_size() == 0 &&
       config.max_batch_size() > 0) {
     config.mutable_dynamic_batching()->add_preferred_batch_size(config.max_batch_size());
@@ -167,7 +173,8 @@ void NormalizeModelConfig(inference::ModelConfig& config) {
   }
   if (config.platform() == "ensemble") return;
   if (config.instance_group_size() == 0) config.add_instance_group();
-  const bool threaded_cpu_default = config.backend() == "onnxruntime" || config.backend() == "tensorflow";
+  const bool threaded_cpu_default =
+      config.backend() == "onnxruntime" || config.backend() == "tensorflow";
   for (int i = 0; i < config.instance_group_size(); ++i) {
     auto* group = config.mutable_instance_group(i);
     if (group->name().empty()) group->set_name(absl::StrCat(config.name(), "_", i));
@@ -175,12 +182,15 @@ void NormalizeModelConfig(inference::ModelConfig& config) {
       group->set_kind(inference::ModelInstanceGroup::KIND_CPU);  // no GPU support in this build
     }
     if (group->count() < 1) {
-      group->set_count(group->kind() == inference::ModelInstanceGroup::KIND_CPU && threaded_cpu_default ? 2 : 1);
+      group->set_count(
+          group->kind() == inference::ModelInstanceGroup::KIND_CPU && threaded_cpu_default ? 2 : 1);
     }
   }
   auto* optimization = config.mutable_optimization();
-  if (!optimization->has_input_pinned_memory()) optimization->mutable_input_pinned_memory()->set_enable(true);
-  if (!optimization->has_output_pinned_memory()) optimization->mutable_output_pinned_memory()->set_enable(true);
+  if (!optimization->has_input_pinned_memory())
+    optimization->mutable_input_pinned_memory()->set_enable(true);
+  if (!optimization->has_output_pinned_memory())
+    optimization->mutable_output_pinned_memory()->set_enable(true);
 }
 
 }  // namespace inferd::repository

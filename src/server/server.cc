@@ -84,12 +84,11 @@ bool Server::IsReady() const {
 }
 
 ServerMetadata Server::Metadata() const {
-  return ServerMetadata{
-      options_.server_name,
-      INFERD_VERSION,
-      {"binary_tensor_data", "model_configuration", "model_repository",
-       "model_repository(unload_dependents)", "parameters", "schedule_policy", "statistics",
-       "system_shared_memory"}};
+  return ServerMetadata{options_.server_name,
+                        INFERD_VERSION,
+                        {"binary_tensor_data", "model_configuration", "model_repository",
+                         "model_repository(unload_dependents)", "parameters", "schedule_policy",
+                         "statistics", "system_shared_memory"}};
 }
 
 absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model,

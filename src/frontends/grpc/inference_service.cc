@@ -119,7 +119,7 @@ InferenceService::Unary* InferenceService::ModelInfer(Context* context,
                                                       const inference::ModelInferRequest* request,
                                                       inference::ModelInferResponse* response) {
   auto* reactor = new InferCallReactor();  // deletes itself when the call is done
-  SharedMemoryOutputs shm_outputs;  // outputs into regions, leased until encoded
+  SharedMemoryOutputs shm_outputs;         // outputs into regions, leased until encoded
   auto decoded = DecodeInferRequest(*request, InferMessageAllocator::OwnerOf(*context),
                                     &server_.shared_memory(), &shm_outputs);
   if (!decoded.ok()) {
@@ -132,17 +132,15 @@ InferenceService::Unary* InferenceService::ModelInfer(Context* context,
                                              base::Clock::Real().NowNanos());
   // The callback touches only the call's own objects, which gRPC keeps until
   // Finish completes, so it may outlive this service during shutdown.
-  server_.InferAsync(*std::move(decoded),
-                     [reactor, response, shm_outputs = std::move(shm_outputs)](
-                         absl::StatusOr<core::InferResponse> result) {
-                       if (!result.ok()) {
-                         reactor->Finish(UnaryInferStatus(result.status()));
-                         return;
-                       }
-                       const absl::Status encoded =
-                           EncodeInferResponse(*result, shm_outputs, *response);
-                       reactor->Finish(encoded.ok() ? ::grpc::Status::OK : ToGrpcStatus(encoded));
-                     });
+  server_.InferAsync(*std::move(decoded), [reactor, response, shm_outputs = std::move(shm_outputs)](
+                                              absl::StatusOr<core::InferResponse> result) {
+    if (!result.ok()) {
+      reactor->Finish(UnaryInferStatus(result.status()));
+      return;
+    }
+    const absl::Status encoded = EncodeInferResponse(*result, shm_outputs, *response);
+    reactor->Finish(encoded.ok() ? ::grpc::Status::OK : ToGrpcStatus(encoded));
+  });
   return reactor;
 }
 

@@ -147,7 +147,9 @@ TEST(PythonProtocolTest, ResponseRoundTripsEveryKindAndRejectsBadOnes) {
   error.response.has_error = true;
   error.response.error_code = INFERD_ERROR_INVALID_ARG;
   error.response.error_message = "no";
-  decoded = DecodeResponse(EncodeResponse(error));
+  // Decoded messages point into their bytes: keep the bytes alive.
+  const std::vector<uint8_t> error_bytes = EncodeResponse(error);
+  decoded = DecodeResponse(error_bytes);
   ASSERT_TRUE(decoded.ok());
   EXPECT_TRUE(decoded->final);
   EXPECT_TRUE(decoded->response.has_error);
@@ -158,7 +160,8 @@ TEST(PythonProtocolTest, ResponseRoundTripsEveryKindAndRejectsBadOnes) {
   none.final = true;
   none.has_response = false;
   none.pool_block = kNoPoolBlock;
-  decoded = DecodeResponse(EncodeResponse(none));
+  const std::vector<uint8_t> none_bytes = EncodeResponse(none);
+  decoded = DecodeResponse(none_bytes);
   ASSERT_TRUE(decoded.ok());
   EXPECT_FALSE(decoded->has_response);
   // The final flag alone is the only response without a response.

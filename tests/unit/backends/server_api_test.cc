@@ -103,8 +103,8 @@ class ServerApiCallsTest : public ::testing::Test {
 
 TEST_F(ServerApiCallsTest, TableHasEveryMemberUpToMinor4) {
   EXPECT_EQ(api->version_minor, 4u);
-  EXPECT_GE(api->struct_size, offsetof(INFERD_ServerApi, RequestIsCancelled) +
-                                  sizeof(api->RequestIsCancelled));
+  EXPECT_GE(api->struct_size,
+            offsetof(INFERD_ServerApi, RequestIsCancelled) + sizeof(api->RequestIsCancelled));
   EXPECT_NE(api->ErrorCode, nullptr);
   EXPECT_NE(api->ServerInferAsync, nullptr);
   EXPECT_NE(api->InferResponseDelete, nullptr);

@@ -21,12 +21,14 @@ backends::SignatureTensor T(std::string name, core::Shape dims, DataType type = 
   return backends::SignatureTensor{std::move(name), type, std::move(dims)};
 }
 
-INFERD_Signature Sig(std::vector<backends::SignatureTensor> inputs, std::vector<backends::SignatureTensor> outputs) {
+INFERD_Signature Sig(std::vector<backends::SignatureTensor> inputs,
+                     std::vector<backends::SignatureTensor> outputs) {
   return INFERD_Signature{std::move(inputs), std::move(outputs), std::nullopt};
 }
 
 inference::ModelConfig Config(const std::string& text = "") {
-  auto parsed = repository::ParseModelConfig("name: \"m\" backend: \"onnxruntime\" " + text, "config.pbtxt");
+  auto parsed =
+      repository::ParseModelConfig("name: \"m\" backend: \"onnxruntime\" " + text, "config.pbtxt");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   return parsed.ok() ? *parsed : inference::ModelConfig();
 }
@@ -37,12 +39,15 @@ TEST(ConfigCompleterTest, NeedsCompletion) {
   EXPECT_TRUE(NeedsCompletion(Config("output { name: \"y\" }")));
   EXPECT_FALSE(NeedsCompletion(Config("input { name: \"x\" } output { name: \"y\" }")));
   // batch_input entries count as inputs.
-  EXPECT_FALSE(NeedsCompletion(Config("batch_input { target_name: \"b\" } output { name: \"y\" }")));
+  EXPECT_FALSE(
+      NeedsCompletion(Config("batch_input { target_name: \"b\" } output { name: \"y\" }")));
 }
 
 TEST(ConfigCompleterTest, BatchableModelGetsDefaultsAndDynamicBatching) {
   auto config = Config();
-  ASSERT_TRUE(CompleteModelConfig(Sig({T("x", {-1, 3, 4})}, {T("y", {-1, 10}, DataType::kInt64)}), config).ok());
+  ASSERT_TRUE(
+      CompleteModelConfig(Sig({T("x", {-1, 3, 4})}, {T("y", {-1, 10}, DataType::kInt64)}), config)
+          .ok());
   EXPECT_EQ(config.max_batch_size(), kDefaultMaxBatchSize);
   EXPECT_EQ(config.max_batch_size(), 4);
   EXPECT_TRUE(config.has_dynamic_batching());
@@ -159,8 +164,9 @@ TEST(ConfigCompleterTest, BatchingANonBatchableModelFails) {
   auto config = Config("max_batch_size: 8");
   const absl::Status status = CompleteModelConfig(Sig({T("x", {1, 3})}, {T("y", {1, 3})}), config);
   EXPECT_TRUE(absl::IsInvalidArgument(status));
-  EXPECT_THAT(std::string(status.message()),
-              HasSubstr("model 'm' does not support batching while non-zero max_batch_size is specified"));
+  EXPECT_THAT(
+      std::string(status.message()),
+      HasSubstr("model 'm' does not support batching while non-zero max_batch_size is specified"));
 }
 
 TEST(ConfigCompleterTest, CompleteConfigIsLeftAlone) {
@@ -173,7 +179,8 @@ TEST(ConfigCompleterTest, CompleteConfigIsLeftAlone) {
 
 TEST(ConfigCompleterTest, PartialConfigFillsOnlyTheMissingList) {
   auto config = Config("input { name: \"mine\" data_type: TYPE_INT8 dims: [ 7 ] }");
-  ASSERT_TRUE(CompleteModelConfig(Sig({T("x", {-1, 2})}, {T("y", {-1, 2}), T("z", {-1})}), config).ok());
+  ASSERT_TRUE(
+      CompleteModelConfig(Sig({T("x", {-1, 2})}, {T("y", {-1, 2}), T("z", {-1})}), config).ok());
   ASSERT_EQ(config.input_size(), 1);
   EXPECT_EQ(config.input(0).name(), "mine");
   ASSERT_EQ(config.output_size(), 2);
@@ -184,14 +191,16 @@ TEST(ConfigCompleterTest, PartialConfigFillsOnlyTheMissingList) {
 
 TEST(ConfigCompleterTest, UnservableTypeFails) {
   auto config = Config();
-  const absl::Status status = CompleteModelConfig(Sig({T("x", {-1}, DataType::kInvalid)}, {T("y", {-1})}), config);
+  const absl::Status status =
+      CompleteModelConfig(Sig({T("x", {-1}, DataType::kInvalid)}, {T("y", {-1})}), config);
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()), HasSubstr("tensor 'x'"));
 }
 
 TEST(ConfigCompleterTest, BytesTensorsBecomeTypeString) {
   auto config = Config();
-  ASSERT_TRUE(CompleteModelConfig(Sig({T("s", {-1, 2}, DataType::kBytes)}, {T("y", {-1})}), config).ok());
+  ASSERT_TRUE(
+      CompleteModelConfig(Sig({T("s", {-1, 2}, DataType::kBytes)}, {T("y", {-1})}), config).ok());
   EXPECT_EQ(config.input(0).data_type(), inference::TYPE_STRING);
 }
 

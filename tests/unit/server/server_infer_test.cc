@@ -15,10 +15,10 @@
 namespace inferd {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using core::DataType;
 using testing::CallbackResult;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing::MakeTensor;
 
 std::unique_ptr<core::InferRequest> Request(std::string model, std::vector<core::Tensor> inputs,
@@ -45,8 +45,9 @@ class ServerInferTest : public ServerTestBase {
     return response;
   }
   std::unique_ptr<core::InferRequest> IdentityRequest() {
-    auto request = Request("identity", {Int32("INPUT0", {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
-                                        testing::MakeBytesTensor("INPUT1", {2, 2}, {"a", "", "long string", "z"})});
+    auto request = Request(
+        "identity", {Int32("INPUT0", {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                     testing::MakeBytesTensor("INPUT1", {2, 2}, {"a", "", "long string", "z"})});
     request->id = "req-1";
     return request;
   }
@@ -101,7 +102,8 @@ TEST_F(ServerInferTest, NonBatchingModel) {
 }
 
 TEST_F(ServerInferTest, ReshapedScalarsKeepTheClientShape) {
-  auto response = Infer(Request("scalar", {MakeTensor<float>("X", DataType::kFp32, {3, 1}, {0.5f, 1.5f, 2.5f})}));
+  auto response = Infer(
+      Request("scalar", {MakeTensor<float>("X", DataType::kFp32, {3, 1}, {0.5f, 1.5f, 2.5f})}));
   ASSERT_TRUE(response.ok()) << response.status();
   EXPECT_THAT(response->outputs[0].shape, ElementsAre(3, 1));  // the backend saw [3]
   EXPECT_THAT(testing::TensorValues<float>(response->outputs[0]), ElementsAre(0.5f, 1.5f, 2.5f));
@@ -118,21 +120,25 @@ TEST_F(ServerInferTest, VersionChoice) {
 
 TEST_F(ServerInferTest, UnknownModelOrVersionIsNotFound) {
   EXPECT_TRUE(absl::IsNotFound(Infer(Request("nope", {})).status()));
-  EXPECT_TRUE(absl::IsNotFound(Infer(Request("plain", {Int32("INPUT0", {4}, {1, 2, 3, 4})}, "4")).status()));
-  EXPECT_TRUE(absl::IsNotFound(Infer(Request("plain", {Int32("INPUT0", {4}, {1, 2, 3, 4})}, "v1")).status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      Infer(Request("plain", {Int32("INPUT0", {4}, {1, 2, 3, 4})}, "4")).status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      Infer(Request("plain", {Int32("INPUT0", {4}, {1, 2, 3, 4})}, "v1")).status()));
 }
 
 TEST_F(ServerInferTest, NotReadyIsUnavailable) {
   auto broken = Infer(Request("broken", {Int32("INPUT0", {4}, {1, 2, 3, 4})}));
   EXPECT_TRUE(absl::IsUnavailable(broken.status()));
   EXPECT_THAT(std::string(broken.status().message()), HasSubstr("fail_load"));
-  EXPECT_TRUE(absl::IsUnavailable(Infer(Request("versions", {Int32("INPUT0", {4}, {1, 2, 3, 4})}, "3")).status()));
+  EXPECT_TRUE(absl::IsUnavailable(
+      Infer(Request("versions", {Int32("INPUT0", {4}, {1, 2, 3, 4})}, "3")).status()));
 }
 
 TEST_F(ServerInferTest, InvalidRequestsAreRejectedBeforeTheBackend) {
   auto wrong_shape = Infer(Request("plain", {Int32("INPUT0", {5}, {1, 2, 3, 4, 5})}));
   EXPECT_TRUE(absl::IsInvalidArgument(wrong_shape.status()));
-  EXPECT_THAT(std::string(wrong_shape.status().message()), HasSubstr("model 'plain' input 'INPUT0'"));
+  EXPECT_THAT(std::string(wrong_shape.status().message()),
+              HasSubstr("model 'plain' input 'INPUT0'"));
   auto missing = Infer(Request("identity", {Int32("INPUT0", {1, 4}, {1, 2, 3, 4})}));
   EXPECT_TRUE(absl::IsInvalidArgument(missing.status()));
   auto request = IdentityRequest();
@@ -146,7 +152,8 @@ TEST_F(ServerInferTest, InvalidRequestsAreRejectedBeforeTheBackend) {
 TEST_F(ServerInferTest, BackendFailureReachesTheClient) {
   auto response = Infer(Request("failing", {Int32("INPUT0", {4}, {1, 2, 3, 4})}));
   EXPECT_TRUE(absl::IsInternal(response.status()));
-  EXPECT_THAT(std::string(response.status().message()), HasSubstr("fake model 'failing' failed to execute"));
+  EXPECT_THAT(std::string(response.status().message()),
+              HasSubstr("fake model 'failing' failed to execute"));
 }
 
 TEST_F(ServerInferTest, ConcurrentRequestsGetTheirOwnAnswers) {
@@ -167,7 +174,8 @@ TEST_F(ServerInferTest, ConcurrentRequestsGetTheirOwnAnswers) {
   for (int n = 0; n < kThreads * kPerThread; ++n) {
     const auto& response = results[n]->Wait();
     ASSERT_TRUE(response.ok()) << response.status();
-    EXPECT_THAT(testing::TensorValues<int32_t>(response->outputs[0]), ElementsAre(n, n + 1, n + 2, n + 3));
+    EXPECT_THAT(testing::TensorValues<int32_t>(response->outputs[0]),
+                ElementsAre(n, n + 1, n + 2, n + 3));
     EXPECT_EQ(results[n]->calls(), 1);
   }
 }
@@ -188,7 +196,6 @@ TEST_F(ServerInferTest, StopAnswersAcceptedRequestsThenRefusesNewOnes) {
   EXPECT_THAT(std::string(after.status().message()), HasSubstr("server is shutting down"));
 }
 
-
 // A decoupled model (docs/architecture.md, "Decoupled responses"): refused to
 // a caller that takes one response, served to one that takes many.
 class DecoupledServerTest : public ::testing::Test {
@@ -208,8 +215,7 @@ class DecoupledServerTest : public ::testing::Test {
 
 TEST_F(DecoupledServerTest, UnaryCallerIsRefusedWithThePayloadFrontendsReword) {
   CallbackResult result;
-  server_->InferAsync(Request("streamer", {Int32("INPUT0", {4}, {1, 2, 3, 4})}),
-                      result.Callback());
+  server_->InferAsync(Request("streamer", {Int32("INPUT0", {4}, {1, 2, 3, 4})}), result.Callback());
   const auto& response = result.Wait();
   EXPECT_TRUE(absl::IsUnimplemented(response.status()));
   EXPECT_THAT(std::string(response.status().message()), HasSubstr("'streamer' is decoupled"));

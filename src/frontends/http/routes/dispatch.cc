@@ -11,9 +11,12 @@ namespace {
 std::string_view Describe(Route route) {
   switch (route) {
     case Route::kModelTraceSetting:
-    case Route::kTraceSetting: return "trace settings";
-    case Route::kLogging: return "log settings";
-    default: break;
+    case Route::kTraceSetting:
+      return "trace settings";
+    case Route::kLogging:
+      return "log settings";
+    default:
+      break;
   }
   return "this endpoint";
 }
@@ -80,8 +83,8 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
     default:
       break;
   }
-  responder.Send(ErrorReply(absl::UnimplementedError(
-      absl::StrCat(AsAbsl(Describe(request.route.route)), " is not supported by this server yet"))));
+  responder.Send(ErrorReply(absl::UnimplementedError(absl::StrCat(
+      AsAbsl(Describe(request.route.route)), " is not supported by this server yet"))));
 }
 
 }  // namespace inferd::frontends::http

@@ -22,13 +22,14 @@ absl::StatusOr<DecodedInferRequest> DecodeJson(const std::string& json, size_t l
   return DecodeInferRequest(std::make_shared<const std::string>(json), std::nullopt, options);
 }
 
-absl::StatusOr<DecodedInferRequest> DecodeBinary(const std::string& json, const std::string& blobs) {
+absl::StatusOr<DecodedInferRequest> DecodeBinary(const std::string& json,
+                                                 const std::string& blobs) {
   return DecodeInferRequest(std::make_shared<const std::string>(json + blobs), json.size(), {});
 }
 
 std::string Input(const std::string& type, const std::string& shape, const std::string& data) {
-  return R"({"inputs":[{"name":"x","datatype":")" + type + R"(","shape":)" + shape +
-         R"(,"data":)" + data + "}]}";
+  return R"({"inputs":[{"name":"x","datatype":")" + type + R"(","shape":)" + shape + R"(,"data":)" +
+         data + "}]}";
 }
 
 absl::StatusOr<std::string> DecodeData(const std::string& type, const std::string& shape,
@@ -85,20 +86,26 @@ TEST(InferRequestCodecTest, EveryJsonDatatype) {
             Bytes<int64_t>({INT64_MIN, INT64_MAX}));
   EXPECT_EQ(*DecodeData("FP32", "[3]", "[1.5,-2,1e3]"), Bytes<float>({1.5f, -2.0f, 1000.0f}));
   EXPECT_EQ(*DecodeData("FP64", "[2]", "[0.1,3]"), Bytes<double>({0.1, 3.0}));
-  EXPECT_EQ(*DecodeData("BYTES", "[2]", R"(["ab",""])"),
-            std::string("\x02\x00\x00\x00" "ab" "\x00\x00\x00\x00", 10));
+  EXPECT_EQ(*DecodeData("BYTES", "[2]", R"(["ab",""])"), std::string("\x02\x00\x00\x00"
+                                                                     "ab"
+                                                                     "\x00\x00\x00\x00",
+                                                                     10));
 }
 
 TEST(InferRequestCodecTest, RejectsValuesOutOfRangeOrOfTheWrongType) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"UINT8", "[256]"},          {"UINT8", "[-1]"},         {"UINT16", "[65536]"},
-      {"UINT32", "[4294967296]"},  {"UINT64", "[-1]"},        {"INT8", "[128]"},
-      {"INT8", "[-129]"},          {"INT16", "[32768]"},      {"INT32", "[2147483648]"},
-      {"INT64", "[9223372036854775808]"},                     {"INT32", "[1.5]"},
-      {"INT32", "[1.0]"},          {"INT32", "[\"1\"]"},      {"INT32", "[true]"},
-      {"INT32", "[null]"},         {"INT32", "[{}]"},         {"BOOL", "[1]"},
-      {"BOOL", "[\"true\"]"},      {"BYTES", "[1]"},          {"BYTES", "[null]"},
-      {"FP32", "[\"1.5\"]"},       {"FP64", "[true]"},        {"UINT8", "[1e2]"}};
+      {"UINT8", "[256]"},        {"UINT8", "[-1]"},
+      {"UINT16", "[65536]"},     {"UINT32", "[4294967296]"},
+      {"UINT64", "[-1]"},        {"INT8", "[128]"},
+      {"INT8", "[-129]"},        {"INT16", "[32768]"},
+      {"INT32", "[2147483648]"}, {"INT64", "[9223372036854775808]"},
+      {"INT32", "[1.5]"},        {"INT32", "[1.0]"},
+      {"INT32", "[\"1\"]"},      {"INT32", "[true]"},
+      {"INT32", "[null]"},       {"INT32", "[{}]"},
+      {"BOOL", "[1]"},           {"BOOL", "[\"true\"]"},
+      {"BYTES", "[1]"},          {"BYTES", "[null]"},
+      {"FP32", "[\"1.5\"]"},     {"FP64", "[true]"},
+      {"UINT8", "[1e2]"}};
   for (const auto& [type, data] : bad) {
     EXPECT_THAT(DecodeData(type, "[1]", data).status(), StatusIs(kInvalid)) << type << " " << data;
   }
@@ -163,12 +170,11 @@ TEST(InferRequestCodecTest, RejectsMalformedJson) {
 TEST(InferRequestCodecTest, ExactlyOneDataSource) {
   EXPECT_THAT(DecodeJson(R"({"inputs":[{"name":"x","datatype":"INT32","shape":[1]}]})").status(),
               StatusIs(kInvalid, "exactly one"));
-  EXPECT_THAT(
-      DecodeBinary(R"({"inputs":[{"name":"x","datatype":"INT32","shape":[1],"data":[1],
+  EXPECT_THAT(DecodeBinary(R"({"inputs":[{"name":"x","datatype":"INT32","shape":[1],"data":[1],
           "parameters":{"binary_data_size":4}}]})",
-                   Bytes<int32_t>({1}))
-          .status(),
-      StatusIs(kInvalid, "exactly one"));
+                           Bytes<int32_t>({1}))
+                  .status(),
+              StatusIs(kInvalid, "exactly one"));
   EXPECT_THAT(DecodeJson(R"({"inputs":[{"name":"x","datatype":"INT32","shape":[1],
       "parameters":{"shared_memory_region":"r","shared_memory_byte_size":4}}]})")
                   .status(),
@@ -220,13 +226,24 @@ TEST(InferRequestCodecTest, BinaryFramingErrors) {
 TEST(InferRequestCodecTest, BinaryBytesFramingIsChecked) {
   const std::string json = R"({"inputs":[
       {"name":"s","datatype":"BYTES","shape":[2],"parameters":{"binary_data_size":7}}]})";
-  EXPECT_THAT(DecodeBinary(json, std::string("\x01\x00\x00\x00" "a" "\x00\x00", 7)).status(),
+  EXPECT_THAT(DecodeBinary(json, std::string("\x01\x00\x00\x00"
+                                             "a"
+                                             "\x00\x00",
+                                             7))
+                  .status(),
               StatusIs(kInvalid));  // second length cut short
-  EXPECT_THAT(DecodeBinary(json, std::string("\x03\x00\x00\x00" "abc", 7)).status(),
+  EXPECT_THAT(DecodeBinary(json, std::string("\x03\x00\x00\x00"
+                                             "abc",
+                                             7))
+                  .status(),
               StatusIs(kInvalid, "BYTES"));  // one element, shape needs two
   const std::string ok = R"({"inputs":[
       {"name":"s","datatype":"BYTES","shape":[2],"parameters":{"binary_data_size":9}}]})";
-  EXPECT_TRUE(DecodeBinary(ok, std::string("\x01\x00\x00\x00" "a" "\x00\x00\x00\x00", 9)).ok());
+  EXPECT_TRUE(DecodeBinary(ok, std::string("\x01\x00\x00\x00"
+                                           "a"
+                                           "\x00\x00\x00\x00",
+                                           9))
+                  .ok());
 }
 
 TEST(InferRequestCodecTest, HalfPrecisionTravelsAsBinary) {

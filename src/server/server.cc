@@ -88,7 +88,7 @@ ServerMetadata Server::Metadata() const {
                         INFERD_VERSION,
                         {"binary_tensor_data", "model_configuration", "model_repository",
                          "model_repository(unload_dependents)", "parameters", "schedule_policy",
-                         "statistics", "system_shared_memory"}};
+                         "sequence", "statistics", "system_shared_memory"}};
 }
 
 absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model,

@@ -255,3 +255,10 @@ def test_sequence_parameters_on_other_models_are_ignored(server, protocol):
             result = client.infer("simple", [a, b], sequence_id=99, sequence_start=start,
                                   sequence_end=True)
             assert result.as_numpy("OUTPUT0").tolist() == [list(range(1, 17))]
+
+
+def test_server_metadata_lists_the_sequence_extension(server):
+    """Triton's clients look for "sequence" among the extensions."""
+    import requests
+    extensions = requests.get(f"http://{server.http_url}/v2", timeout=10).json()["extensions"]
+    assert "sequence" in extensions

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs a config's model_warmup samples (model-config.md §1.17) on one
+// Runs a config's model_warmup samples (docs/configuration.md) on one
 // backend instance before its version is marked READY, so that the first
 // real request does not pay for lazy initialisation.
 #pragma once

@@ -140,7 +140,7 @@ bool IsPlainRelativePath(const std::string& path) {
   return true;
 }
 
-// model_config.md §1.17 and §3.8.
+// docs/configuration.md.
 void CheckWarmup(const inference::ModelConfig& config, Problems& problems) {
   if (config.model_warmup_size() == 0) return;
   if (config.platform() == "ensemble") {

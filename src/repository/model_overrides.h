@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The two things the repository load API may send instead of what is on
-// disk (protocol-kserve-v2.md §1, "Load"): a `config` JSON that replaces
+// disk (docs/api.md, "Load"): a `config` JSON that replaces
 // config.pbtxt, and `file:<version>/<path>` contents that replace the model
 // folder. Both are checked here, before anything is loaded.
 #pragma once

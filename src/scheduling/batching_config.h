@@ -16,7 +16,7 @@ class ModelConfig;
 
 namespace inferd::scheduling {
 
-// ModelQueuePolicy (model-config.md §1.12).
+// ModelQueuePolicy (docs/configuration.md).
 struct QueuePolicy {
   bool delay_on_timeout = false;        // timeout_action: DELAY (else REJECT)
   uint64_t default_timeout_micros = 0;  // 0 = no timeout
@@ -24,7 +24,7 @@ struct QueuePolicy {
   uint32_t max_queue_size = 0;          // 0 = unlimited
 };
 
-// ModelDynamicBatching (model-config.md §1.13) plus max_batch_size.
+// ModelDynamicBatching (docs/configuration.md) plus max_batch_size.
 struct BatchingConfig {
   std::string model_name = {};
   int32_t max_batch_size = 0;                       // 0: the model does not batch

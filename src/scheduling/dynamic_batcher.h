@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Triton's dynamic batcher: combines queued requests into batches for the
-// model's instances (model-config.md §3.2-3.3). No thread of its own: a batch
+// model's instances (docs/configuration.md). No thread of its own: a batch
 // is formed by the thread that makes one possible — the submitting thread,
 // an instance thread that just became free, or the shared timer when the
 // oldest request's max_queue_delay expired or a queue timeout passed.

@@ -62,7 +62,7 @@ struct ModelIndexEntry {
   std::string reason;   // why it is not READY
 };
 
-// A repository-extension load (protocol-kserve-v2.md §1 "Load").
+// A repository-extension load (docs/api.md "Load").
 struct ModelLoadRequest {
   std::string model;
   // The `config` parameter: a ModelConfig as JSON replacing config.pbtxt.

@@ -37,7 +37,7 @@ POLL = ("--model-control-mode", "poll", "--repository-poll-secs", str(POLL_SECS)
 EXPLICIT = ("--model-control-mode", "explicit")
 # Echo model IN -> OUT, INT32 [batch, 1]; only the newest version is served.
 ECHO_CONFIG = echo_io() + "\nmax_batch_size: 8\nversion_policy: { latest: { num_versions: 1 } }"
-# Not ready: 400, as Triton answers (protocol-kserve-v2.md, server ready).
+# Not ready: 400, as Triton answers (docs/api.md, server ready).
 NOT_READY = 400
 RESOURCE_PRESERVING = ('parameters { key: "version_transition_policy" '
                        'value: { string_value: "resource_preserving" } }')

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Queue policies and priorities end to end (model-config.md §3.3): queue
+"""Queue policies and priorities end to end (docs/configuration.md): queue
 timeouts with REJECT and DELAY, per-request timeouts, max_queue_size and
 priority levels, over HTTP and gRPC.
 

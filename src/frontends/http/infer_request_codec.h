@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Decodes a KServe v2 HTTP infer request (JSON header plus binary tensor
-// blobs, §1.3/§1.6 of protocol-kserve-v2.md) into a core::InferRequest, and
+// blobs; docs/api.md, "HTTP/REST") into a core::InferRequest, and
 // remembers how each output should be returned. Binary inputs are views into
 // the body, which their Buffers keep alive: nothing is copied. No I/O.
 #pragma once

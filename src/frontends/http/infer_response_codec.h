@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Encodes a core::InferResponse as a KServe v2 HTTP reply (§1.4/§1.6 of
-// protocol-kserve-v2.md): JSON outputs carry `data`; binary outputs carry
+// Encodes a core::InferResponse as a KServe v2 HTTP reply (docs/api.md,
+// "HTTP/REST"): JSON outputs carry `data`; binary outputs carry
 // parameters.binary_data_size only and their bytes follow the JSON, uncopied.
 // No I/O.
 #pragma once

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Request bodies of the repository extension (protocol-kserve-v2.md §1):
+// Request bodies of the repository extension (docs/api.md, "Model repository"):
 // index, load and unload. Pure parsing, no I/O and no Server calls.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Auto-complete from a model file's signature, after Triton's ONNX Runtime
-// backend (model-config.md §2.6).
+// backend (docs/configuration.md).
 #include "lifecycle/config_completer.h"
 
 #include <string>

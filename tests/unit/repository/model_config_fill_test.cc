@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The server-side fill of name, backend, platform and default file name
-// (model-config.md §2.4), including probing the first version folder.
+// (docs/configuration.md), including probing the first version folder.
 #include "repository/model_config_fill.h"
 
 #include <string>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Defaults applied to every config after validation (model-config.md §2.7,
-// §2.8), on this CPU-only build.
+// Defaults applied to every config after validation (docs/configuration.md),
+// on this CPU-only build.
 #include <string>
 
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // config.pbtxt parsing: the text-format forms real Triton configs use
-// (model-config.md §0) and the example configs of §4 parse unchanged.
+// (docs/configuration.md) and the example configs of Triton's documentation parse unchanged.
 #include "repository/model_config_parser.h"
 
 #include <string>
@@ -19,7 +19,7 @@ inference::ModelConfig Parse(const std::string& text) {
   return config.ok() ? *config : inference::ModelConfig();
 }
 
-// §4.1, verbatim.
+// Triton's documented example, verbatim.
 constexpr char kResnet[] = R"pb(
 # models/resnet/config.pbtxt
 name: "resnet"

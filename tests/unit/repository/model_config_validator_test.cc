@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Load-time validation (model-config.md §2.5, §2.10): every problem of a
+// Load-time validation (docs/configuration.md): every problem of a
 // config is reported in one InvalidArgument message.
 #include "repository/model_config_validator.h"
 
@@ -219,7 +219,7 @@ TEST(ModelConfigValidatorTest, LatestPolicyNeedsVersions) {
   EXPECT_EQ(Problems("version_policy { latest { num_versions: 3 } }"), "");
 }
 
-// model-config.md §1.17, §3.8.
+// docs/configuration.md.
 TEST(ModelConfigValidatorTest, WarmupSamplesThatAreValid) {
   // Repeated fields written one block at a time, as config.pbtxt files often do.
   EXPECT_EQ(Problems(R"pb(

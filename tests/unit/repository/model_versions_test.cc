@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Version folders (model-config.md §2.2) and the version policy.
+// Version folders (docs/configuration.md) and the version policy.
 #include "repository/model_versions.h"
 
 #include <string>
@@ -58,7 +58,7 @@ TEST(SelectVersionsTest, LatestN) {
   EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 2 } }"), {1, 2, 5}), ElementsAre(2, 5));
   EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 9 } }"), {1, 2}), ElementsAre(1, 2));
   EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 1 } }"), {0}), ElementsAre(0));
-  // `latest { }` means 0 versions, unlike an absent policy (model-config.md §5).
+  // `latest { }` means 0 versions, unlike an absent policy (docs/configuration.md).
   EXPECT_THAT(SelectVersions(Policy("{ latest { } }"), {1, 2}), IsEmpty());
 }
 

@@ -33,7 +33,7 @@ TEST(PriorityQueuesTest, PerLevelPolicyOverridesTheDefault) {
 
 TEST(PriorityQueuesTest, NoDefaultTimeoutMeansNoDeadlineEvenWithAnOverride) {
   PriorityQueues queues(BatchingConfig{.default_queue_policy = {.allow_timeout_override = true}});
-  EXPECT_EQ(queues.TimeoutDeadline(0, 50, 1000), 0);  // Triton's rule (model-config.md §5)
+  EXPECT_EQ(queues.TimeoutDeadline(0, 50, 1000), 0);  // Triton's rule (docs/configuration.md)
 }
 
 TEST(PriorityQueuesTest, SweepRejectsExpiredAndDelaysUnderDelayPolicy) {

@@ -52,13 +52,13 @@ fi
 # The python driver is a child of this shell: lib.sh's cleanup stops it (SIGTERM), and
 # it stops its inferd.
 START=$(date +%s)
-taskset -c "$CLIENT_CORE" "$PY" bench/backend_overhead.py run --inferd "$INFERD_BINARY" \
+timeout -k 5 "$RUN_TIMEOUT_S" taskset -c "$CLIENT_CORE" "$PY" bench/backend_overhead.py run --inferd "$INFERD_BINARY" \
   --backend-directory "$INFERD_BACKEND_DIR" --server-core "$SERVER_CORE" --client-core "$CLIENT_CORE" \
   --system-python "$SYSTEM_PYTHON" --protocols "$PROTOCOLS" --requests "$REQUESTS" \
   --warmup "$WARMUP" --chunk "$CHUNK" --repeats "$REPEATS" --inprocess-calls "$INPROCESS_CALLS" \
   "${extra[@]}" --work "$WORK/run" --out-dir "$RESULTS" &
 PIDS+=($!)
-wait $! || log "warning: the driver failed; the report holds the repeats that finished"
+wait $! || stalled $? "$RUN_TIMEOUT_S" backend_overhead.py || log "warning: the driver failed; the report holds the repeats that finished"
 log "measured in $(( $(date +%s) - START )) s"
 
 # --- report ----------------------------------------------------------------------------

@@ -67,7 +67,8 @@ fi
 # -s 1000: accept the first 3 windows whatever their spread (the repeats show it).
 pa() {
   local model=$1 c=$2 interval=$3 out=$4
-  if ! taskset -c "$CLIENT_CORE" "$PA" -i grpc -u "127.0.0.1:$INFERD_GRPC_PORT" -m "$model" \
+  if ! bounded "$STEP_TIMEOUT_S" "perf_analyzer ($model c=$c)" \
+      taskset -c "$CLIENT_CORE" "$PA" -i grpc -u "127.0.0.1:$INFERD_GRPC_PORT" -m "$model" \
       --concurrency-range "$c" --measurement-interval "$interval" -s 1000 -r 10 --percentile 99 \
       -f "$out" >"$out.log" 2>&1; then
     log "perf_analyzer failed ($model c=$c):"
@@ -87,7 +88,8 @@ inprocess() {
   local base=$1 batch=$2 r=$3 out="$RESULTS/ort_${1}_b${2}_r$3.json"
   [ -e "$out" ] && return 0
   log "repeat $r/$REPEATS: $base in-process, batch $batch"
-  taskset -c "$SERVER_CORE" "$INFERD_BENCH_BIN/ort_inprocess" --model "${ONNX[$base]}" \
+  bounded "$STEP_TIMEOUT_S" "ort_inprocess ($base batch $batch)" \
+    taskset -c "$SERVER_CORE" "$INFERD_BENCH_BIN/ort_inprocess" --model "${ONNX[$base]}" \
     --shape "${ORT_SHAPE[$base]}" --batch "$batch" --workers 1 --intra-op-threads 1 \
     --warmup-s 0.5 --duration-s "$INPROCESS_S" >"$out" 2>"$WORK/ort.log" \
     || { log "ort_inprocess failed ($base batch $batch):"; tail -5 "$WORK/ort.log" >&2; rm -f "$out"; }

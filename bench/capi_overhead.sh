@@ -45,6 +45,6 @@ onnx.save(model, str(repo / "identity_fp32" / "1" / "model.onnx"))
 PYEOF
 
 log "identity_fp32, $ELEMENTS FP32 elements, cores $CORES, $ROUNDS rounds x $REQUESTS requests"
-taskset -c "$CORES" "$INFERD_BENCH_BIN/capi_overhead" --repository "$REPO" \
+bounded "$RUN_TIMEOUT_S" capi_overhead taskset -c "$CORES" "$INFERD_BENCH_BIN/capi_overhead" --repository "$REPO" \
   --model identity_fp32 --onnx "$REPO/identity_fp32/1/model.onnx" --elements "$ELEMENTS" \
   --rounds "$ROUNDS" --requests "$REQUESTS"

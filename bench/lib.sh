@@ -8,6 +8,9 @@
 #   INFERD_BACKEND_DIR   its backends (default <binary dir>/../lib/backends)
 #   INFERD_BENCH_BIN     echo_server + ort_inprocess (default <binary dir>/bench)
 #   BENCH_REPEATS=3  BENCH_INTERVAL_MS=1500  BENCH_SERVER_CORE=0  BENCH_CLIENT_CORE=1
+#   BENCH_STEP_TIMEOUT_S=120  the time limit of one step (a perf_analyzer run, an in-process
+#                        reference, a driver script's run gets BENCH_RUN_TIMEOUT_S=1800): past
+#                        it the step is stopped and reported as stalled (see `bounded`)
 #   BENCH_NEEDS          set by the sourcing script: the tools it requires (default
 #                        "perf_analyzer echo_server ort_inprocess")
 
@@ -22,6 +25,8 @@ REPEATS=${BENCH_REPEATS:-3}
 INTERVAL_MS=${BENCH_INTERVAL_MS:-1500}
 SERVER_CORE=${BENCH_SERVER_CORE:-0}
 CLIENT_CORE=${BENCH_CLIENT_CORE:-1}
+STEP_TIMEOUT_S=${BENCH_STEP_TIMEOUT_S:-120}
+RUN_TIMEOUT_S=${BENCH_RUN_TIMEOUT_S:-1800}
 # Every inferd a benchmark starts runs Python models (examples/models/ocr_cls_label)
 # on Debian's python3, which has numpy (python3-numpy), as `make serve` does; not
 # whatever python3 leads PATH.
@@ -65,6 +70,33 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+
+# bounded SECONDS LABEL COMMAND...: runs COMMAND with a time limit, so that a stalled
+# step (a client spinning, a server that stopped answering) ends the step instead of
+# the benchmark: past SECONDS, SIGTERM, SIGKILL 5 s later. Returns COMMAND's exit
+# status, 124 on a stall (as timeout does), which `stalled` reports.
+bounded() {
+  local seconds=$1 label=$2 status=0
+  shift 2
+  timeout -k 5 "$seconds" "$@" || status=$?
+  [ $status -eq 0 ] || stalled $status "$seconds" "$label"
+}
+
+# stalled STATUS SECONDS LABEL: given the exit status of a `timeout -k 5 SECONDS ...`
+# run (a step in the background uses timeout itself, so that cleanup's SIGTERM reaches
+# it), logs a stall with the TCP queues of the connections still holding unread bytes
+# (a request the server did not read, a response the client did not); returns STATUS.
+stalled() {
+  local status=$1 seconds=$2 label=$3
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    log "STALLED: $label did not finish within $seconds s and was stopped" \
+        "(BENCH_STEP_TIMEOUT_S / BENCH_RUN_TIMEOUT_S); connections with unread bytes" \
+        "(Recv-Q Send-Q local peer):"
+    ss -tn 2>/dev/null | awk 'NR > 1 && ($2 > 0 || $3 > 0) { print "  " $2, $3, $4, $5 }' \
+      | head -20 >&2 || true
+  fi
+  return "$status"
+}
 
 # wait_ready PID HTTP_PORT LOG: until GET /v2/health/ready answers 200 (120 s at most).
 wait_ready() {

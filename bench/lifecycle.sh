@@ -49,7 +49,7 @@ command -v taskset >/dev/null || die "taskset not found (util-linux)"
 
 RESULTS="$WORK/results"
 mkdir -p "$RESULTS"
-DRIVER=(taskset -c "$CLIENT_CORE" "$PY" bench/lifecycle_bench.py)
+DRIVER=(timeout -k 5 "$RUN_TIMEOUT_S" taskset -c "$CLIENT_CORE" "$PY" bench/lifecycle_bench.py)
 COMMON=(--inferd "$INFERD_BINARY" --backend-directory "$INFERD_BACKEND_DIR"
   --server-core "$SERVER_CORE" --client-core "$CLIENT_CORE")
 
@@ -58,7 +58,7 @@ COMMON=(--inferd "$INFERD_BINARY" --backend-directory "$INFERD_BACKEND_DIR"
 driver() {
   "${DRIVER[@]}" "$@" &
   PIDS+=($!)
-  wait $!
+  wait $! || stalled $? "$RUN_TIMEOUT_S" "lifecycle_bench.py $1"
 }
 
 START=$(date +%s)
@@ -88,7 +88,8 @@ if [ -x "$INFERD_BENCH_BIN/ort_inprocess" ]; then
   instances=$($REPORT describe "$model" - | sed -n 's/^instances=//p')
   for r in $(seq 1 "$REPEATS"); do
     # shellcheck disable=SC2086  # ort_args is a list of flags
-    taskset -c "$SERVER_CORE" "$INFERD_BENCH_BIN/ort_inprocess" --model "$MODEL_DIR/1/model.onnx" \
+    bounded "$STEP_TIMEOUT_S" "ort_inprocess (load time)" \
+      taskset -c "$SERVER_CORE" "$INFERD_BENCH_BIN/ort_inprocess" --model "$MODEL_DIR/1/model.onnx" \
       $shape --workers $(( ${instances:-2} + 1 )) --intra-op-threads 1 --warmup-s 0 --duration-s 0.1 \
       >"$RESULTS/ort_load_$r.json" 2>"$WORK/ort.log" \
       || { log "ort_inprocess failed:"; tail -3 "$WORK/ort.log" >&2; rm -f "$RESULTS/ort_load_$r.json"; }

@@ -51,14 +51,14 @@ mkdir -p "$RESULTS"
 # The python driver is a child of this shell: lib.sh's cleanup stops it (SIGTERM), and
 # it stops its inferd and its client processes.
 START=$(date +%s)
-taskset -c "$CLIENT_CORE" "$PY" bench/pipelines.py run --inferd "$INFERD_BINARY" \
+timeout -k 5 "$RUN_TIMEOUT_S" taskset -c "$CLIENT_CORE" "$PY" bench/pipelines.py run --inferd "$INFERD_BINARY" \
   --backend-directory "$INFERD_BACKEND_DIR" --server-core "$SERVER_CORE" --client-core "$CLIENT_CORE" \
   --system-python "$SYSTEM_PYTHON" --parts "$PARTS" --protocols "$PROTOCOLS" \
   --concurrency "$CONCURRENCY" --window-s "$WINDOW_S" --rounds "$ROUNDS" --warmup-s "$WARMUP_S" \
   --ocr-protocols "$OCR_PROTOCOLS" --ocr-window-s "$OCR_WINDOW_S" --ocr-warmup-s "$OCR_WARMUP_S" \
   --repeats "$REPEATS" --work "$WORK/run" --out-dir "$RESULTS" &
 PIDS+=($!)
-wait $! || log "warning: the driver failed; the report holds the repeats that finished"
+wait $! || stalled $? "$RUN_TIMEOUT_S" pipelines.py || log "warning: the driver failed; the report holds the repeats that finished"
 log "measured in $(( $(date +%s) - START )) s"
 
 # --- report ----------------------------------------------------------------------------

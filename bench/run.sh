@@ -76,7 +76,8 @@ pa() {
   server=$target; [ "$target" = bare ] && server=bare_$model
   if [ "$protocol" = http ]; then port=${HTTP_PORT[$server]}; else port=${GRPC_PORT[$server]}; fi
   # shellcheck disable=SC2086
-  if ! taskset -c "$CLIENT_CORE" "$PA" -i "$protocol" -u "127.0.0.1:$port" -m "$model" \
+  if ! bounded "$STEP_TIMEOUT_S" "perf_analyzer ($model $protocol c=$c $target)" \
+      taskset -c "$CLIENT_CORE" "$PA" -i "$protocol" -u "127.0.0.1:$port" -m "$model" \
       ${PA_ARGS[$model]} --concurrency-range "$c" --measurement-interval "$interval" \
       -s 1000 -r 10 --percentile 99 -f "$out" >"$out.log" 2>&1; then
     log "perf_analyzer failed ($model $protocol c=$c $target):"
@@ -118,7 +119,8 @@ for r in $(seq 1 "$REPEATS"); do
       workers=$(( c < instances ? c : instances ))
       log "repeat $r/$REPEATS: $model in-process, $workers worker(s)"
       # shellcheck disable=SC2086
-      taskset -c "$SERVER_CORE" "$INFERD_BENCH_BIN/ort_inprocess" \
+      bounded "$STEP_TIMEOUT_S" "ort_inprocess ($model c=$c)" \
+        taskset -c "$SERVER_CORE" "$INFERD_BENCH_BIN/ort_inprocess" \
         --model "$REPOSITORY/$model/1/model.onnx" ${ORT_ARGS[$model]} --workers "$workers" \
         --intra-op-threads 1 --warmup-s 1 --duration-s "$INPROCESS_S" \
         >"$RESULTS/ort_${model}_c${c}_r$r.json" 2>"$WORK/ort.log" \

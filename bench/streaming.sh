@@ -43,14 +43,14 @@ command -v taskset >/dev/null || die "taskset not found (util-linux)"
 RESULTS="$WORK/results"
 mkdir -p "$RESULTS"
 START=$(date +%s)
-taskset -c "$CLIENT_CORE" "$PY" bench/streaming.py run --inferd "$INFERD_BINARY" \
+timeout -k 5 "$RUN_TIMEOUT_S" taskset -c "$CLIENT_CORE" "$PY" bench/streaming.py run --inferd "$INFERD_BINARY" \
   --backend-directory "$INFERD_BACKEND_DIR" --perf-analyzer "$PA" --server-core "$SERVER_CORE" \
   --client-core "$CLIENT_CORE" --system-python "$SYSTEM_PYTHON" --parts "$PARTS" \
   --concurrency "$CONCURRENCY" --streams "$STREAMS" --window-s "$WINDOW_S" --rounds "$ROUNDS" \
   --warmup-s "$WARMUP_S" --pa-interval-ms "$INTERVAL_MS" --vad-window-s "$VAD_WINDOW_S" \
   --inprocess-s "$INPROCESS_S" --repeats "$REPEATS" --work "$WORK/run" --out-dir "$RESULTS" &
 PIDS+=($!)
-wait $! || log "warning: the driver failed; the report holds the repeats that finished"
+wait $! || stalled $? "$RUN_TIMEOUT_S" streaming.py || log "warning: the driver failed; the report holds the repeats that finished"
 log "measured in $(( $(date +%s) - START )) s"
 
 # --- report ----------------------------------------------------------------------------

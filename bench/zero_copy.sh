@@ -21,7 +21,7 @@ command -v taskset >/dev/null || die "taskset not found (util-linux)"
 
 OUT="bench/results/$(date -u +%Y-%m-%d-%H%M%S)-zero-copy.md"
 mapfile -t META < <(commit_and_machine)
-taskset -c "$CLIENT_CORE" "$PY" bench/zero_copy.py --inferd "$INFERD_BINARY" \
+timeout -k 5 "$RUN_TIMEOUT_S" taskset -c "$CLIENT_CORE" "$PY" bench/zero_copy.py --inferd "$INFERD_BINARY" \
   --backend-directory "$INFERD_BACKEND_DIR" --server-core "$SERVER_CORE" \
   --window-s "$WINDOW_S" --repeats "$REPEATS" --work "$WORK" --out "$OUT" --meta \
   "${META[@]}" \
@@ -29,5 +29,5 @@ taskset -c "$CLIENT_CORE" "$PY" bench/zero_copy.py --inferd "$INFERD_BINARY" \
   "inferd=$INFERD_BINARY ($(build_type)) on core $SERVER_CORE, --cpu-cores 1; identity_fp32: ONNX Identity, one CPU instance" \
   "client=bench/zero_copy.py on core $CLIENT_CORE: tritonclient, one request in flight, closed loop; GB/s = input tensor bytes per second; median of $REPEATS windows of ${WINDOW_S} s (at least 3 requests each)" &
 PIDS+=($!)
-wait $!
+wait $! || stalled $? "$RUN_TIMEOUT_S" zero_copy.py
 log "written to $OUT"

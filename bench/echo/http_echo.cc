@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "echo/http_echo.h"
 
+#include <chrono>
 #include <optional>
 #include <string_view>
 
@@ -156,7 +157,13 @@ Response Handle(HttpEchoState& state, const Request& request) {
   return Error(request, http::status::not_found, "Not Found");
 }
 
-// One keep-alive connection: read a request, answer it, repeat.
+// One keep-alive connection: read a request, answer it, repeat. Nothing on the
+// I/O thread ever blocks: the answer goes out with async_write (a client that
+// stops reading only parks its own session, and loses it after kWriteTimeout),
+// and every way a request can go wrong ends the connection, with an error reply
+// when the request was unreadable, so that a client never waits for an answer
+// that will not come. Bytes read past one request (a pipelined next one) stay in
+// buffer_ and are parsed before the socket is read again.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, std::shared_ptr<HttpEchoState> state)
@@ -167,30 +174,67 @@ class Session : public std::enable_shared_from_this<Session> {
   void Read() {
     parser_.emplace();
     parser_->body_limit(kMaxBodyBytes);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code error, size_t) {
-                       if (!error) self->Answer();
-                     });
+    stream_.expires_never();  // an idle keep-alive connection may wait for its next request
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code error, size_t) { self->OnRead(error); });
   }
 
  private:
-  // Writes at once, from the read handler: the reply is small and the socket's
-  // send buffer empty, so this never waits, and no extra trip through the reactor.
-  void Answer() {
-    Response response = Handle(*state_, parser_->get());
-    beast::error_code error;
-    http::write(stream_.socket(), response, error);
-    if (error) return;
-    if (response.need_eof()) {
-      stream_.socket().shutdown(tcp::socket::shutdown_send, error);
+  void OnRead(beast::error_code error) {
+    if (error == http::error::body_limit) {
+      Refuse(http::status::payload_too_large, "request body too large");
       return;
     }
-    Read();
+    if (error == http::error::end_of_stream || error == asio::error::eof ||
+        error == asio::error::connection_reset || error == asio::error::operation_aborted ||
+        error == http::error::partial_message) {
+      Close();  // the client went away (or shut down its half) mid-request or between requests
+      return;
+    }
+    if (error) {
+      Refuse(http::status::bad_request, "malformed HTTP request");
+      return;
+    }
+    const Request& request = parser_->get();
+    Write(Handle(*state_, request), !request.keep_alive());
   }
+
+  // Answers a request it could not read and closes: the parser's state is unknown.
+  void Refuse(http::status status, std::string_view message) {
+    Request request;  // HTTP/1.1 with no keep-alive: the error ends the connection
+    request.version(11);
+    request.keep_alive(false);
+    Write(Error(request, status, message), true);
+  }
+
+  void Write(Response response, bool close) {
+    response_ = std::move(response);
+    if (close) response_.keep_alive(false);
+    stream_.expires_after(kWriteTimeout);
+    http::async_write(stream_, response_,
+                      [self = shared_from_this(), close](beast::error_code error, size_t) {
+                        if (error || close || self->response_.need_eof()) {
+                          self->Close();
+                          return;
+                        }
+                        self->Read();
+                      });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  // A reply this small leaves at once unless the client stopped reading.
+  static constexpr std::chrono::seconds kWriteTimeout{30};
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  Response response_;  // the reply being written: async_write needs it until it completes
   std::shared_ptr<HttpEchoState> state_;
 };
 

@@ -32,6 +32,10 @@
 #                          beside a memcpy of the same bytes (bench/zero_copy.sh); the embedding
 #                          C API's cost per request vs ONNX Runtime's C API (bench/capi_overhead.sh)
 #   make bench-scheduler   the scheduler alone (Google Benchmark: scheduler_bench)
+#   make bench-peers       inferd beside Triton 2.51 (PyPI's nvidia-pytriton wheel, fetched into
+#                          .deps/pytriton on first use): the same Python models, inferd's ONNX
+#                          Runtime backend vs Triton's Python + onnxruntime, start-up and RSS
+#                          (bench/peers.sh)
 #   make format            clang-format the C++ sources in place
 #   make clean             remove build outputs (keeps .deps and .venv)
 
@@ -56,7 +60,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 .PHONY: setup build build-serving serve install test test-unit test-python test-embed embed-install \
         test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-scheduler tsan tsan-build format clean
+        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-scheduler bench-peers tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -161,6 +165,7 @@ bench: build
 	bench/zero_copy.sh
 	bench/capi_overhead.sh
 	$(SCHEDULER_BENCH)
+	bench/peers.sh
 
 bench-transport: build
 	bench/run.sh
@@ -186,6 +191,9 @@ bench-zero-copy: build
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)
+
+bench-peers: build
+	bench/peers.sh
 
 format:
 	@files=$$(find $(FORMAT_DIRS) -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cpp' \)); \

@@ -15,10 +15,12 @@ void LogStartupTable(const Server& server) {
   INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", "Model", name_width, "Version", "Status", "Reason");
   for (const auto& e : entries) {
     INFERD_LOG_INFO("{:<{}}  {:<7}  {:<11}  {}", e.name, name_width,
-                    e.version.empty() ? "-" : e.version, e.state, e.reason);
+                    e.version.empty() ? "-" : e.version, e.state.empty() ? "-" : e.state,
+                    e.state.empty() ? "not loaded" : e.reason);
   }
   // Explicit mode may start with nothing loaded on purpose.
-  if (entries.empty()) INFERD_LOG_WARN("no model is loaded (none found, or none asked for)");
+  if (std::none_of(entries.begin(), entries.end(), [](const auto& e) { return !e.state.empty(); }))
+    INFERD_LOG_WARN("no model is loaded (none found, or none asked for)");
 }
 
 void LogEndpointTable(const std::vector<Endpoint>& endpoints) {

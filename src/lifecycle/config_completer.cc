@@ -23,7 +23,8 @@ bool CanBatch(const INFERD_Signature& signature) {
 }
 
 // Config dims for a model tensor: the batch dimension dropped when batching;
-// an empty result becomes [1] (with an empty reshape when batching).
+// an empty result (a scalar to the model) becomes [1] with an empty reshape,
+// as Triton completes it, so that the backend still gets the model's shape.
 template <typename Tensor>
 void FillTensor(const backends::SignatureTensor& from, bool batching, Tensor& to) {
   to.set_name(from.name);
@@ -32,7 +33,7 @@ void FillTensor(const backends::SignatureTensor& from, bool batching, Tensor& to
   for (size_t i = first; i < from.dims.size(); ++i) to.add_dims(from.dims[i]);
   if (to.dims_size() == 0) {
     to.add_dims(1);
-    if (batching) to.mutable_reshape();
+    to.mutable_reshape();
   }
 }
 

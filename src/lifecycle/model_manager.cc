@@ -41,8 +41,9 @@ absl::StatusOr<std::optional<int64_t>> ParseRequestedVersion(std::string_view mo
   if (version.empty()) return std::optional<int64_t>();
   auto parsed = repository::ParseVersionFolder(version);
   if (!parsed) {
-    return absl::NotFoundError(absl::StrCat("model '", std::string(model), "' has no version '",
-                                            std::string(version), "'"));
+    return absl::NotFoundError(absl::StrCat("Request for unknown model: '", std::string(model),
+                                            "' version ", std::string(version),
+                                            " is not found (a version is a number)"));
   }
   return std::optional<int64_t>(*parsed);
 }
@@ -103,7 +104,15 @@ absl::StatusOr<ModelManager::Target> ModelManager::TargetFor(const ModelLoadSpec
     target.source = ModelSource{spec.name, target.override_folder->model_directory(), {}, {}};
     target.fingerprint = repository::FingerprintModel(target.source.directory);
   } else {
-    INFERD_ASSIGN_OR_RETURN(target, FindInRepositories(spec.name));
+    auto found = FindInRepositories(spec.name);
+    if (!found.ok()) {
+      // Triton's words for a model no repository has (docs/api.md, "Error messages").
+      return absl::Status(
+          found.status().code(),
+          absl::StrCat("failed to load '", spec.name,
+                       "', failed to poll from model repository: ", found.status().message()));
+    }
+    target = *std::move(found);
   }
   if (!spec.config_json.empty()) {
     INFERD_ASSIGN_OR_RETURN(target.source.config_override,
@@ -159,7 +168,7 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
     PublishRecord(record);
     INFERD_LOG_ERROR("model '{}' failed to load: {}", record.name, record.reason);
     return absl::InvalidArgumentError(
-        absl::StrCat("failed to load '", record.name, "': ", record.reason));
+        absl::StrCat("load failed for model '", record.name, "': ", record.reason));
   }
   const auto& config = prepared->config;
   const bool model_changed = record.serving.empty() ||
@@ -260,7 +269,7 @@ absl::Status ModelManager::ApplyLoad(Record& record, const Target& target) {
   if (target.override_folder) record.override_folder = target.override_folder;
   if (!failures.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("failed to load '", record.name, "': ", absl::StrJoin(failures, "; ")));
+        absl::StrCat("load failed for model '", record.name, "': ", absl::StrJoin(failures, "; ")));
   }
   return absl::OkStatus();
 }
@@ -382,17 +391,18 @@ void ModelManager::RepublishLocked() {
 
 absl::StatusOr<std::shared_ptr<ModelVersion>> ModelManager::Resolve(
     std::string_view model, std::string_view version) const {
+  // Triton's words first (clients match on them: docs/api.md, "Error
+  // messages"), then why.
+  const std::string prefix = absl::StrCat("Request for unknown model: '", std::string(model), "'");
   const auto snapshot = table_.Get();
   const auto it = snapshot->models.find(model);
-  if (it == snapshot->models.end()) {
-    return absl::NotFoundError(absl::StrCat("unknown model: '", std::string(model), "'"));
-  }
+  if (it == snapshot->models.end())
+    return absl::NotFoundError(absl::StrCat(prefix, " is not found"));
   INFERD_ASSIGN_OR_RETURN(auto requested, ParseRequestedVersion(model, version));
   const ModelStatus& status = it->second;
   const VersionStatus* chosen = requested ? status.Find(*requested) : status.NewestReady();
   if (requested && chosen == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("model '", std::string(model), "' has no version ", *requested));
+    return absl::NotFoundError(absl::StrCat(prefix, " version ", *requested, " is not found"));
   }
   if (chosen == nullptr || chosen->state != VersionState::kReady || !chosen->loaded) {
     std::string reason = chosen != nullptr ? chosen->reason : status.reason;
@@ -400,9 +410,11 @@ absl::StatusOr<std::shared_ptr<ModelVersion>> ModelManager::Resolve(
     if (reason.empty() && chosen == nullptr && !status.versions.empty()) {
       reason = status.versions.back().reason;
     }
-    return absl::UnavailableError(absl::StrCat(
-        "model '", std::string(model), "'", requested ? absl::StrCat(" version ", *requested) : "",
-        " is not ready", reason.empty() ? "" : absl::StrCat(": ", reason)));
+    return absl::UnavailableError(
+        absl::StrCat(prefix,
+                     requested ? absl::StrCat(" version ", *requested, " is not at ready state")
+                               : std::string(" has no available versions"),
+                     reason.empty() ? "" : absl::StrCat(": ", reason)));
   }
   return chosen->loaded;
 }

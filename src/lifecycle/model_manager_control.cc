@@ -103,7 +103,8 @@ void ModelManager::UnloadAsync(std::string name, ControlDone done, bool unload_d
   {
     std::lock_guard<std::mutex> lock(records_mu_);
     if (records_.find(name) == records_.end()) {
-      done(absl::NotFoundError(absl::StrCat("unknown model: '", name, "'")));
+      done(absl::NotFoundError(
+          absl::StrCat("Request for unknown model: '", name, "' is not found")));
       return;
     }
   }

@@ -15,7 +15,8 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
   for (const auto& out : config.output()) {
     io->outputs.push_back(
         backends::OutputSpec{out.name(), static_cast<core::DataType>(out.data_type()),
-                             core::Shape(out.dims().begin(), out.dims().end()), out.has_reshape()});
+                             core::Shape(out.dims().begin(), out.dims().end()), out.has_reshape(),
+                             out.has_reshape() && out.reshape().shape_size() == 0});
   }
   // An implicit state's output that the config does not list as an output:
   // the backend produces it for the sequence batcher, never for the client.
@@ -23,7 +24,7 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
     if (io->FindOutput(state.output_name()) != nullptr) continue;
     io->outputs.push_back(
         backends::OutputSpec{state.output_name(), static_cast<core::DataType>(state.data_type()),
-                             core::Shape(state.dims().begin(), state.dims().end()), false});
+                             core::Shape(state.dims().begin(), state.dims().end()), false, false});
   }
   return io;
 }

@@ -30,17 +30,16 @@ std::vector<uint64_t> FixedRuns(const google::protobuf::RepeatedField<int64_t>& 
 }
 
 void CheckReshape(const std::string& what, const google::protobuf::RepeatedField<int64_t>& dims,
-                  const inference::ModelTensorReshape& reshape, bool batching, Problems& problems) {
+                  const inference::ModelTensorReshape& reshape, Problems& problems) {
   for (int64_t d : reshape.shape()) {
     if (d == 0 || d < -1)
       problems.push_back(absl::StrCat(what, ": reshape has an invalid dimension ", d));
   }
   if (reshape.shape_size() == 0) {
-    // dims must hold exactly one element: no -1, product 1.
-    if (!batching || FixedRuns(dims) != std::vector<uint64_t>{1}) {
-      problems.push_back(absl::StrCat(
-          what,
-          ": an empty reshape is allowed only for batching models whose dims hold one element"));
+    // A scalar to the model: dims must hold exactly one element (no -1, product 1).
+    if (FixedRuns(dims) != std::vector<uint64_t>{1}) {
+      problems.push_back(
+          absl::StrCat(what, ": an empty reshape is allowed only when dims hold one element"));
     }
     return;
   }
@@ -54,7 +53,7 @@ void CheckReshape(const std::string& what, const google::protobuf::RepeatedField
 
 void CheckTensor(const std::string& kind, int index, const std::string& name,
                  inference::DataType type, const google::protobuf::RepeatedField<int64_t>& dims,
-                 bool has_reshape, const inference::ModelTensorReshape& reshape, bool batching,
+                 bool has_reshape, const inference::ModelTensorReshape& reshape,
                  std::set<std::string>& seen, Problems& problems) {
   const std::string what =
       name.empty() ? absl::StrCat(kind, " #", index) : absl::StrCat(kind, " '", name, "'");
@@ -70,7 +69,7 @@ void CheckTensor(const std::string& kind, int index, const std::string& name,
           absl::StrCat(what, ": dimension ", d, " is invalid (use >= 1, or -1 for any size)"));
     }
   }
-  if (has_reshape && !dims.empty()) CheckReshape(what, dims, reshape, batching, problems);
+  if (has_reshape && !dims.empty()) CheckReshape(what, dims, reshape, problems);
 }
 
 void CheckDynamicBatching(const inference::ModelConfig& config, Problems& problems) {
@@ -213,7 +212,6 @@ void CheckWarmup(const inference::ModelConfig& config, Problems& problems) {
 absl::Status ValidateModelConfig(const inference::ModelConfig& config,
                                  const std::string& config_path) {
   Problems problems;
-  const bool batching = config.max_batch_size() > 0;
   if (config.max_batch_size() < 0) problems.push_back("'max_batch_size' must be >= 0");
   // An ensemble's steps are checked when it loads, against its composing
   // models (scheduling/ensemble_graph).
@@ -229,7 +227,7 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   for (int i = 0; i < config.input_size(); ++i) {
     const auto& in = config.input(i);
     CheckTensor("input", i, in.name(), in.data_type(), in.dims(), in.has_reshape(), in.reshape(),
-                batching, inputs, problems);
+                inputs, problems);
     if (in.format() != inference::ModelInput::FORMAT_NONE && in.dims_size() != 3) {
       problems.push_back(
           absl::StrCat("input '", in.name(), "': NHWC/NCHW format needs exactly 3 dims"));
@@ -240,7 +238,7 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   for (int i = 0; i < config.output_size(); ++i) {
     const auto& out = config.output(i);
     CheckTensor("output", i, out.name(), out.data_type(), out.dims(), out.has_reshape(),
-                out.reshape(), batching, outputs, problems);
+                out.reshape(), outputs, problems);
   }
   CheckDynamicBatching(config, problems);
   CheckInstanceGroups(config, problems);

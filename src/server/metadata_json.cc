@@ -72,9 +72,12 @@ std::string RepositoryIndexJson(const std::vector<ModelIndexEntry>& entries) {
   for (const ModelIndexEntry& entry : entries) {
     writer.StartObject();
     WriteStringField(writer, "name", entry.name);
-    WriteStringField(writer, "version", entry.version);
-    WriteStringField(writer, "state", entry.state);
-    WriteStringField(writer, "reason", entry.reason);
+    // A model never loaded is its name alone, as Triton writes it.
+    if (!entry.state.empty()) {
+      WriteStringField(writer, "version", entry.version);
+      WriteStringField(writer, "state", entry.state);
+      WriteStringField(writer, "reason", entry.reason);
+    }
     writer.EndObject();
   }
   writer.EndArray();

@@ -19,9 +19,13 @@ struct ValidatedRequest {
   std::vector<std::string> output_names;  // the outputs to produce, in order
   uint64_t priority = 0;                  // `priority` parameter; 0 = the model's default
   uint64_t timeout_micros = 0;            // `timeout` parameter (µs); 0 = none
+  // A scalar input (dims [1], `reshape { shape: [] }`) came in the model's
+  // own shape ([], or [batch]): scalar outputs are answered that way too.
+  bool model_shapes = false;
 };
 
-// InvalidArgument naming the model and tensor for every problem.
+// InvalidArgument naming the model and tensor for every problem, in
+// Triton's words first (docs/api.md, "Error messages").
 absl::StatusOr<ValidatedRequest> ValidateRequest(const inference::ModelConfig& config,
                                                  core::InferRequest& request);
 

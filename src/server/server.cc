@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server/server.h"
 
+#include <map>
+#include <optional>
+
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "backends/abi/backend_request.h"
@@ -8,6 +11,7 @@
 #include "base/cpu_cores.h"
 #include "base/status_macros.h"
 #include "lifecycle/model_manager.h"
+#include "repository/model_repository.h"
 #include "scheduling/scheduler_factory.h"
 #include "scheduling/shared_timer.h"
 #include "server/request_validator.h"
@@ -33,6 +37,12 @@ std::vector<TensorMetadata> TensorsOf(const inference::ModelConfig& config, bool
     for (const auto& out : config.output()) add(out.name(), out.data_type(), out.dims());
   }
   return tensors;
+}
+
+// The models the repositories hold now; none when a repository folder went away.
+std::vector<repository::ModelLocation> ListRepositories(const std::vector<std::string>& folders) {
+  auto locations = repository::ListModels(folders);
+  return locations.ok() ? *std::move(locations) : std::vector<repository::ModelLocation>();
 }
 
 }  // namespace
@@ -120,13 +130,37 @@ absl::StatusOr<bool> Server::IsModelReady(std::string_view model, std::string_vi
   auto loaded = models_->Resolve(model, version);
   if (loaded.ok()) return IsLive();
   if (absl::IsUnavailable(loaded.status())) return false;
+  // A model the repositories hold but the server never loaded (explicit
+  // mode) exists, and is not ready: Triton answers ready=false for it.
+  if (absl::IsNotFound(loaded.status()) && models_->Snapshot()->models.count(model) == 0) {
+    for (const auto& location : ListRepositories(options_.model_repositories)) {
+      if (location.name == model) return false;
+    }
+  }
   return loaded.status();
 }
 
 std::vector<ModelIndexEntry> Server::RepositoryIndex(bool ready_only) const {
   std::vector<ModelIndexEntry> entries;
   const auto snapshot = models_->Snapshot();
-  for (const auto& [name, status] : snapshot->models) {
+  // As Triton: every model the repositories hold, loaded or not, and every
+  // model the server knows (one loaded from the request's files is in no
+  // repository). One never loaded has its name only; one that cannot load
+  // for a reason found in the scan (a name in two repositories) is
+  // UNAVAILABLE with that reason.
+  std::map<std::string, std::optional<std::string>> found;
+  for (auto& location : ListRepositories(options_.model_repositories))
+    found[location.name] = std::move(location.problem);
+  for (const auto& [name, status] : snapshot->models) found.try_emplace(name);
+  for (const auto& [name, problem] : found) {
+    const auto it = snapshot->models.find(name);
+    if (it == snapshot->models.end()) {
+      if (ready_only) continue;
+      entries.push_back(problem ? ModelIndexEntry{name, "", "UNAVAILABLE", *problem}
+                                : ModelIndexEntry{name, "", "", ""});
+      continue;
+    }
+    const lifecycle::ModelStatus& status = it->second;
     if (status.versions.empty() && !ready_only) {
       entries.push_back({name, "", "UNAVAILABLE", status.reason});
     }
@@ -221,6 +255,7 @@ void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCa
       validated->batch_size, std::shared_ptr<const void>(*loaded, nullptr));
   backend_request->MarkArrival(arrival);
   backend_request->SetScheduling(validated->priority, validated->timeout_micros);
+  if (validated->model_shapes) backend_request->AnswerInModelShapes();
   version.Submit(std::move(backend_request));
 }
 

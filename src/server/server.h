@@ -58,7 +58,7 @@ struct ModelMetadata {
 struct ModelIndexEntry {
   std::string name;
   std::string version;  // empty when the model has no version at all
-  std::string state;    // READY, LOADING, UNAVAILABLE, UNLOADING
+  std::string state;    // READY, LOADING, UNAVAILABLE, UNLOADING; empty: never loaded
   std::string reason;   // why it is not READY
 };
 
@@ -113,9 +113,11 @@ class Server final : public core::InferenceSubmitter {
   absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> GetModelConfig(
       std::string_view model, std::string_view version) const;
   // NotFound for an unknown model or a malformed version; false when known
-  // but not ready.
+  // but not ready, or held by a repository but not loaded (explicit mode).
   absl::StatusOr<bool> IsModelReady(std::string_view model, std::string_view version) const;
-  // Every model version the server knows, sorted by name then version.
+  // Every model version the server knows and every model the repositories
+  // hold (one never loaded: its name only, empty version and state), sorted
+  // by name then version.
   std::vector<ModelIndexEntry> RepositoryIndex(bool ready_only) const;
 
   // Validates and runs `request`; `on_complete` is called exactly once, with

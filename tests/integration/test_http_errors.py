@@ -163,7 +163,7 @@ def binary_request(sizes, blobs, declared_length=None):
 def test_binary_size_mismatch(server):
     body, length = binary_request([60, 64], [b"\0" * 60, b"\0" * 64])
     assert_error(post_infer(server, body, headers={"Inference-Header-Content-Length": length}),
-                 400, "binary_data_size")
+                 400, "input byte size mismatch for input 'INPUT0' for model 'simple'. Expected 64, got 60")
 
 
 def test_truncated_binary_body(server):

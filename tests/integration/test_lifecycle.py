@@ -110,8 +110,9 @@ def index_rows(server):
 
 def versions_of(server, model):
     """{version: (state, reason)} of `model` in the index; a model-level row
-    (no version) is keyed 0."""
-    return {int(r.get("version") or 0): (r["state"], r.get("reason", ""))
+    (no version) is keyed 0, one the server never loaded (its name only) too,
+    with state ""."""
+    return {int(r.get("version") or 0): (r.get("state", ""), r.get("reason", ""))
             for r in index_rows(server) if r["name"] == model}
 
 
@@ -401,7 +402,7 @@ def test_load_api_swaps_under_load(repo, make_server, test_backends):
 
 def is_not_ready_error(error):
     status, message = error
-    return (status in ("503", "StatusCode.UNAVAILABLE") and "model 'm' is not ready" in message
+    return (status in ("503", "StatusCode.UNAVAILABLE") and "Request for unknown model: 'm' has no available versions" in message
             and ("resource-preserving" in message or "unloading" in message))
 
 

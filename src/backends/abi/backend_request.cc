@@ -51,6 +51,11 @@ INFERD_Request::~INFERD_Request() {
 
 Shape INFERD_Request::ClientShape(const OutputSpec& spec, Shape shape) const {
   if (!spec.has_reshape) return shape;
+  if (spec.scalar_reshape && model_shapes_) {
+    // One element per row, in the model's own (rank-0) shape, whichever view
+    // the backend answered in.
+    return io_->max_batch_size > 0 ? Shape{batch_size_} : Shape{};
+  }
   // The backend produced the reshape shape; the client is promised `dims`.
   Shape client;
   if (io_->max_batch_size > 0) client.push_back(batch_size_);

@@ -26,6 +26,8 @@ struct OutputSpec {
   core::DataType datatype = core::DataType::kInvalid;
   core::Shape dims;  // config dims, without the batch dimension
   bool has_reshape = false;
+  // `reshape { shape: [] }`: a scalar to the model, [1] in the config's dims.
+  bool scalar_reshape = false;
 };
 
 struct ModelIO {
@@ -123,6 +125,9 @@ struct INFERD_Request {
     priority_ = priority;
     timeout_micros_ = timeout_micros;
   }
+  // The client sent a scalar input in the model's own shape ([] rather than
+  // the config's [1]): scalar outputs keep the model's shape too.
+  void AnswerInModelShapes() { model_shapes_ = true; }
   bool IsCancelled() const {
     return request_->cancellation != nullptr && request_->cancellation->IsCancelled();
   }
@@ -166,6 +171,7 @@ struct INFERD_Request {
   bool uncounted_ = false;
   uint64_t priority_ = 0;
   uint64_t timeout_micros_ = 0;
+  bool model_shapes_ = false;
   inferd::core::RequestTimes times_;
   std::shared_ptr<inferd::backends::ExecutionRecord> execution_;
   std::optional<std::string> parameters_json_;

@@ -119,29 +119,4 @@ absl::StatusOr<core::Buffer> DecodeTensorContents(const inference::InferTensorCo
   return absl::InvalidArgumentError("invalid datatype");
 }
 
-absl::StatusOr<core::Buffer> DecodeRawContents(const std::string& raw, core::DataType type,
-                                               int64_t count,
-                                               const std::shared_ptr<const void>& owner) {
-  if (type == core::DataType::kBytes) {
-    INFERD_ASSIGN_OR_RETURN(std::vector<std::string_view> elements,
-                            core::SplitBytesElements(raw));
-    if (static_cast<int64_t>(elements.size()) != count) {
-      return absl::InvalidArgumentError(absl::StrCat("raw_input_contents holds ", elements.size(),
-                                                     " BYTES elements, the shape needs ", count));
-    }
-  } else {
-    const size_t element_size = core::DataTypeByteSize(type);
-    if (element_size == 0) return absl::InvalidArgumentError("invalid datatype");
-    if (static_cast<uint64_t>(count) > std::numeric_limits<size_t>::max() / element_size) {
-      return absl::InvalidArgumentError("the shape is too large");
-    }
-    const size_t expected = static_cast<size_t>(count) * element_size;
-    if (raw.size() != expected) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected ", expected, " bytes in raw_input_contents, got ", raw.size()));
-    }
-  }
-  return core::Buffer{raw.data(), raw.size(), owner};
-}
-
 }  // namespace inferd::frontends::grpc

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tensor bytes of one gRPC input: from typed InferTensorContents (narrowing
-// INT8/16 and UINT8/16, prefixing BYTES elements) or a raw_input_contents
-// entry (checked against the datatype and shape). No I/O.
+// Tensor bytes of one gRPC input from typed InferTensorContents (narrowing
+// INT8/16 and UINT8/16, prefixing BYTES elements). No I/O. A
+// raw_input_contents entry needs no decoding: the request validator checks
+// its size.
 #pragma once
 
 #include <cstdint>
@@ -23,12 +24,5 @@ namespace inferd::frontends::grpc {
 absl::StatusOr<core::Buffer> DecodeTensorContents(const inference::InferTensorContents& contents,
                                                   core::DataType type, int64_t count,
                                                   const std::shared_ptr<const void>& owner);
-
-// A view of a raw_input_contents entry (no copy, holds `owner`), after
-// checking that its size fits `type` and `count` (for BYTES, that it holds
-// exactly `count` length-prefixed elements). InvalidArgument otherwise.
-absl::StatusOr<core::Buffer> DecodeRawContents(const std::string& raw, core::DataType type,
-                                               int64_t count,
-                                               const std::shared_ptr<const void>& owner);
 
 }  // namespace inferd::frontends::grpc

@@ -7,7 +7,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "core/bytes_encoding.h"
 #include "core/shape.h"
 #include "frontends/http/json_params.h"
 #include "frontends/http/json_tensor_reader.h"
@@ -57,33 +56,6 @@ absl::StatusOr<core::Shape> ParseShape(element value, std::string_view name) {
     shape.push_back(v);
   }
   return shape;
-}
-
-// Validates binary bytes against the declared shape once they are known.
-absl::Status CheckBinarySize(const core::Tensor& tensor, uint64_t byte_size) {
-  if (tensor.datatype == core::DataType::kBytes) return absl::OkStatus();  // checked later
-  INFERD_ASSIGN_OR_RETURN(size_t expected, core::FixedByteSize(tensor.datatype, tensor.shape));
-  if (expected != byte_size) {
-    return Invalid(absl::StrCat("input '", tensor.name, "' has binary_data_size ", byte_size,
-                                " but its datatype and shape ",
-                                AsAbsl(core::DataTypeProtocolName(tensor.datatype)),
-                                core::ShapeToString(tensor.shape), " need ", expected, " bytes"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckBytesElements(const core::Tensor& tensor) {
-  auto elements = core::SplitBytesElements(tensor.data.view());
-  if (!elements.ok()) {
-    return Invalid("input '", tensor.name, "': " + std::string(elements.status().message()));
-  }
-  INFERD_ASSIGN_OR_RETURN(int64_t count, core::ElementCount(tensor.shape));
-  if (static_cast<int64_t>(elements->size()) != count) {
-    return Invalid(absl::StrCat("input '", tensor.name, "' binary data holds ", elements->size(),
-                                " BYTES elements but its shape ", core::ShapeToString(tensor.shape),
-                                " needs ", count));
-  }
-  return absl::OkStatus();
 }
 
 // A tensor's parameters object, or nullopt when it has none.
@@ -202,7 +174,8 @@ absl::Status DecodeInput(element input, DecodeState& state) {
     INFERD_RETURN_IF_ERROR(AttachSharedMemoryInput(
         *state.options->shared_memory, *params.shared_memory, state.options->model_name, tensor));
   } else if (binary_size) {
-    INFERD_RETURN_IF_ERROR(CheckBinarySize(tensor, *binary_size));
+    // Its size against the datatype and shape is the server's check
+    // (request_validator), in Triton's words.
     state.binary.push_back({state.request->inputs.size(), *binary_size});
   } else {
     INFERD_ASSIGN_OR_RETURN(
@@ -261,8 +234,6 @@ absl::Status AttachBinary(DecodeState& state, size_t json_length) {
     tensor.data =
         core::Buffer{body.data() + offset, static_cast<size_t>(binary.byte_size), state.body};
     offset += binary.byte_size;
-    if (tensor.datatype == core::DataType::kBytes)
-      INFERD_RETURN_IF_ERROR(CheckBytesElements(tensor));
   }
   if (offset != body.size()) {
     return Invalid(absl::StrCat("request body has ", body.size() - offset,

@@ -46,8 +46,8 @@ class DecoupledRequestTest : public ::testing::Test {
     io->model_version = 3;
     io->decoupled = decoupled;
     io->stats = stats;
-    io->outputs = {OutputSpec{"OUT", core::DataType::kInt32, {1}, false},
-                   OutputSpec{"IDX", core::DataType::kInt32, {1}, false}};
+    io->outputs = {OutputSpec{"OUT", core::DataType::kInt32, {1}, false, false},
+                   OutputSpec{"IDX", core::DataType::kInt32, {1}, false, false}};
     return std::make_unique<INFERD_Request>(
         std::move(request),
         [this](absl::StatusOr<core::InferResponse> r) { recorded.final.push_back(std::move(r)); },

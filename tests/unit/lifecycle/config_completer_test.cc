@@ -151,13 +151,16 @@ TEST(ConfigCompleterTest, ScalarsBecomeDimsOneWithEmptyReshapeWhenBatching) {
   EXPECT_TRUE(config.output(0).has_reshape());
 }
 
-TEST(ConfigCompleterTest, ScalarsOfNonBatchingModelGetNoReshape) {
+TEST(ConfigCompleterTest, ScalarsOfNonBatchingModelGetDimsOneWithEmptyReshape) {
   auto config = Config();
   ASSERT_TRUE(CompleteModelConfig(Sig({T("x", {})}, {T("y", {})}), config).ok());
   EXPECT_EQ(config.max_batch_size(), 0);
   EXPECT_THAT(config.input(0).dims(), ElementsAre(1));
-  EXPECT_FALSE(config.input(0).has_reshape());
-  EXPECT_FALSE(config.output(0).has_reshape());
+  EXPECT_TRUE(config.input(0).has_reshape());
+  EXPECT_EQ(config.input(0).reshape().shape_size(), 0);
+  EXPECT_THAT(config.output(0).dims(), ElementsAre(1));
+  EXPECT_TRUE(config.output(0).has_reshape());
+  EXPECT_EQ(config.output(0).reshape().shape_size(), 0);
 }
 
 TEST(ConfigCompleterTest, BatchingANonBatchableModelFails) {

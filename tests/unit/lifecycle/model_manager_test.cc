@@ -102,7 +102,8 @@ TEST_F(ModelManagerTest, ResolveUnknownModelIsNotFound) {
   ASSERT_NE(manager, nullptr);
   auto resolved = manager->Resolve("nope", "");
   EXPECT_TRUE(absl::IsNotFound(resolved.status()));
-  EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("unknown model: 'nope'"));
+  EXPECT_EQ(std::string(resolved.status().message()),
+            "Request for unknown model: 'nope' is not found");
 }
 
 TEST_F(ModelManagerTest, ResolveUnknownOrMalformedVersionIsNotFound) {
@@ -111,8 +112,12 @@ TEST_F(ModelManagerTest, ResolveUnknownOrMalformedVersionIsNotFound) {
   for (const char* version : {"7", "0", "abc", "01", "-1", "1.0", " 1"}) {
     auto resolved = manager->Resolve("good", version);
     EXPECT_TRUE(absl::IsNotFound(resolved.status())) << version << ": " << resolved.status();
-    EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("model 'good' has no version")) << version;
+    EXPECT_THAT(std::string(resolved.status().message()),
+                ::testing::StartsWith("Request for unknown model: 'good' version "))
+        << version;
   }
+  EXPECT_EQ(std::string(manager->Resolve("good", "7").status().message()),
+            "Request for unknown model: 'good' version 7 is not found");
 }
 
 TEST_F(ModelManagerTest, ResolveNotReadyIsUnavailableWithReason) {
@@ -121,7 +126,11 @@ TEST_F(ModelManagerTest, ResolveNotReadyIsUnavailableWithReason) {
   for (const char* version : {"", "1"}) {
     auto resolved = manager->Resolve("broken", version);
     EXPECT_TRUE(absl::IsUnavailable(resolved.status())) << version << ": " << resolved.status();
-    EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("is not ready: "));
+    EXPECT_THAT(std::string(resolved.status().message()),
+                ::testing::StartsWith(
+                    *version == '\0'
+                        ? "Request for unknown model: 'broken' has no available versions: "
+                        : "Request for unknown model: 'broken' version 1 is not at ready state: "));
     EXPECT_THAT(std::string(resolved.status().message()), HasSubstr("fail_load"));
   }
   auto unreadable = manager->Resolve("unreadable", "");
@@ -129,7 +138,8 @@ TEST_F(ModelManagerTest, ResolveNotReadyIsUnavailableWithReason) {
   EXPECT_THAT(std::string(unreadable.status().message()), HasSubstr("not_a_field"));
   auto version3 = manager->Resolve("multi", "3");
   EXPECT_TRUE(absl::IsUnavailable(version3.status()));
-  EXPECT_THAT(std::string(version3.status().message()), HasSubstr("model 'multi' version 3 is not ready"));
+  EXPECT_THAT(std::string(version3.status().message()),
+              HasSubstr("Request for unknown model: 'multi' version 3 is not at ready state"));
 }
 
 TEST_F(ModelManagerTest, EmptyVersionIsTheNewestReady) {

@@ -145,12 +145,14 @@ TEST(ModelConfigValidatorTest, ReshapeRejectsBadDimensions) {
       HasSubstr("input 'r': reshape has an invalid dimension 0"));
 }
 
-TEST(ModelConfigValidatorTest, EmptyReshapeOnlyForBatchingSingleElement) {
+// An empty reshape makes a one-element tensor a scalar to the model, batching
+// or not (ONNX rank-0 tensors are completed that way).
+TEST(ModelConfigValidatorTest, EmptyReshapeOnlyForSingleElementDims) {
   EXPECT_EQ(Problems("input [ { name: \"s\" data_type: TYPE_FP32 dims: [ 1 ] reshape { } } ]"), "");
   EXPECT_THAT(Problems("input [ { name: \"s\" data_type: TYPE_FP32 dims: [ 2 ] reshape { } } ]"),
-              HasSubstr("an empty reshape is allowed only for batching models"));
+              HasSubstr("an empty reshape is allowed only when dims hold one element"));
   EXPECT_THAT(Problems("input [ { name: \"s\" data_type: TYPE_FP32 dims: [ -1 ] reshape { } } ]"),
-              HasSubstr("an empty reshape is allowed only for batching models"));
+              HasSubstr("an empty reshape is allowed only when dims hold one element"));
   const absl::Status not_batching = Validate(R"pb(
     name: "m"
     max_batch_size: 0 input
@@ -164,9 +166,9 @@ TEST(ModelConfigValidatorTest, EmptyReshapeOnlyForBatchingSingleElement) {
       name: "y"
       data_type: TYPE_FP32
       dims: [ 1 ]
+      reshape: { shape: [] }
     }])pb");
-  EXPECT_THAT(std::string(not_batching.message()),
-              HasSubstr("an empty reshape is allowed only for batching models"));
+  EXPECT_TRUE(not_batching.ok()) << not_batching;
 }
 
 TEST(ModelConfigValidatorTest, PreferredBatchSizes) {

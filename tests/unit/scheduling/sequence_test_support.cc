@@ -147,8 +147,8 @@ std::shared_ptr<const backends::ModelIO> AccumulatorIO(int max_batch_size,
   io->model_name = "m";
   io->model_version = 1;
   io->max_batch_size = max_batch_size;
-  io->outputs.push_back(backends::OutputSpec{"y", core::DataType::kInt32, {1}, false});
-  io->outputs.push_back(backends::OutputSpec{"S_OUT", core::DataType::kInt32, {1}, false});
+  io->outputs.push_back(backends::OutputSpec{"y", core::DataType::kInt32, {1}, false, false});
+  io->outputs.push_back(backends::OutputSpec{"S_OUT", core::DataType::kInt32, {1}, false, false});
   io->stats = std::move(stats);
   return io;
 }

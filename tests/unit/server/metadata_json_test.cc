@@ -33,6 +33,8 @@ TEST(MetadataJsonTest, RepositoryIndex) {
             R"([{"name":"a","version":"1","state":"READY","reason":""},)"
             R"({"name":"b","version":"","state":"UNAVAILABLE","reason":"bad \"config\""}])");
   EXPECT_EQ(RepositoryIndexJson({}), "[]");
+  // A model never loaded is its name alone, as Triton writes it.
+  EXPECT_EQ(RepositoryIndexJson({{"c", "", "", ""}}), R"([{"name":"c"}])");
 }
 
 }  // namespace

@@ -105,21 +105,42 @@ TEST(RequestValidatorTest, NonBatchingModelHasBatchSizeOne) {
   auto result = ValidateRequest(config, request);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->batch_size, 1);
-  EXPECT_THAT(Error(Request({A({1, 5, 3})}), config),
-              HasSubstr("unexpected shape [1,5,3], expected [-1,3]"));
+  EXPECT_EQ(Error(Request({A({1, 5, 3})}), config),
+            "unexpected shape for input 'a' for model 'm'. Expected [-1,3], got [1,5,3].");
 }
 
 TEST(RequestValidatorTest, UnknownAndDuplicateInputs) {
   EXPECT_THAT(
       Error(Request({A({1, 1, 3}), S(1), MakeTensor<float>("zzz", DataType::kFp32, {1}, {1.0f})})),
       HasSubstr("unexpected inference input 'zzz' for model 'm'"));
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), S(1), A({1, 1, 3})})),
-              HasSubstr("model 'm' input 'a': is given twice"));
+  EXPECT_EQ(Error(Request({A({1, 1, 3}), S(1), A({1, 1, 3})})),
+            "input 'a' already exists in request for model 'm'");
 }
 
 TEST(RequestValidatorTest, MissingRequiredInputButOptionalMayBeOmitted) {
-  EXPECT_THAT(Error(Request({A({1, 1, 3})})),
-              HasSubstr("model 'm' expects input 's', which the request lacks"));
+  // Triton's wording, with "between" when some inputs are optional.
+  EXPECT_EQ(Error(Request({A({1, 1, 3})})),
+            "expected number of inputs between 2 and 3 but got 1 inputs for model 'm'. Got inputs "
+            "['a'], but missing required inputs ['s']. Please provide all required inputs.");
+  const auto all_required = Config(R"pb(name: "m" input
+                                        [ {
+                                          name: "a"
+                                          data_type: TYPE_FP32
+                                          dims: [ 3 ]
+                                        }
+                                          , {
+                                            name: "b"
+                                            data_type: TYPE_FP32
+                                            dims: [ 3 ]
+                                          }] output
+                                        [ {
+                                          name: "x"
+                                          data_type: TYPE_FP32
+                                          dims: [ 3 ]
+                                        }])pb");
+  EXPECT_EQ(Error(Request({}), all_required),
+            "expected 2 inputs but got 0 inputs for model 'm'. Got inputs [], but missing required "
+            "inputs ['a','b']. Please provide all required inputs.");
   EXPECT_EQ(Error(Request(
                 {A({1, 1, 3}), S(1), MakeTensor<int32_t>("opt", DataType::kInt32, {1, 1}, {7})})),
             "");
@@ -127,51 +148,58 @@ TEST(RequestValidatorTest, MissingRequiredInputButOptionalMayBeOmitted) {
 
 TEST(RequestValidatorTest, DatatypeMustMatch) {
   auto wrong = MakeTensor<double>("a", DataType::kFp64, {1, 1, 3}, {1, 2, 3});
-  EXPECT_THAT(Error(Request({wrong, S(1)})),
-              HasSubstr("model 'm' input 'a': datatype FP64 does not match the model's FP32"));
+  EXPECT_EQ(Error(Request({wrong, S(1)})),
+            "inference input 'a' data-type is 'FP64', but model 'm' expects 'FP32'");
 }
 
 TEST(RequestValidatorTest, BatchDimensionRules) {
-  EXPECT_THAT(Error(Request({A({}), S(1)})), HasSubstr("shape must include the batch dimension"));
-  EXPECT_THAT(Error(Request({A({9, 1, 3}), S(9)})),
-              HasSubstr("batch size 9 is outside [1, max_batch_size 8]"));
-  EXPECT_THAT(Error(Request({A({0, 1, 3}), S(1)})), HasSubstr("batch size 0 is outside"));
-  EXPECT_THAT(Error(Request({A({2, 1, 3}), S(3)})),
-              HasSubstr("inputs of one request must share the batch size"));
+  EXPECT_EQ(Error(Request({A({}), S(1)})),
+            "input 'a' has no shape but model requires batch dimension for 'm'");
+  EXPECT_EQ(Error(Request({A({9, 1, 3}), S(9)})),
+            "inference request batch-size must be <= 8 for 'm' (input 'a' has batch size 9)");
+  EXPECT_THAT(Error(Request({A({0, 1, 3}), S(1)})),
+              HasSubstr("inference request batch-size must be >= 1 for 'm'"));
+  EXPECT_EQ(Error(Request({A({2, 1, 3}), S(3)})),
+            "input 's' batch size does not match other inputs for 'm' (3 here, 2 before)");
   EXPECT_EQ(Error(Request({A({8, 1, 3}), S(8)})), "");
 }
 
 TEST(RequestValidatorTest, ShapeMustMatchDims) {
-  EXPECT_THAT(
-      Error(Request({A({1, 2, 4}), S(1)})),
-      HasSubstr(
-          "unexpected shape [1,2,4], expected [1,-1,3] (the first dimension is the batch size)"));
-  EXPECT_THAT(Error(Request({A({1, 3}), S(1)})), HasSubstr("unexpected shape [1,3]"));
+  EXPECT_EQ(Error(Request({A({1, 2, 4}), S(1)})),
+            "unexpected shape for input 'a' for model 'm'. Expected [-1,-1,3], got [1,2,4]. The "
+            "first dimension is the batch size (max_batch_size 8)");
+  EXPECT_THAT(Error(Request({A({1, 3}), S(1)})),
+              HasSubstr("unexpected shape for input 'a' for model 'm'. Expected [-1,-1,3], got "
+                        "[1,3]."));
   EXPECT_EQ(Error(Request({A({1, 0, 3}), S(1)})), "");  // -1 accepts any size, including 0
 }
 
 TEST(RequestValidatorTest, NegativeDimensionsAreRejected) {
   core::Tensor a = MakeTensor<float>("a", DataType::kFp32, {1, -1, 3}, {});
-  EXPECT_THAT(Error(Request({a, S(1)})), HasSubstr("shape must not contain negative dimensions"));
+  EXPECT_EQ(Error(Request({a, S(1)})),
+            "All input dimensions should be specified for input 'a' for model 'm', got [1,-1,3]");
 }
 
 TEST(RequestValidatorTest, FixedSizeByteCount) {
   core::Tensor short_a = MakeTensor<float>("a", DataType::kFp32, {1, 2, 3}, {1, 2, 3, 4, 5});
-  EXPECT_THAT(
-      Error(Request({short_a, S(1)})),
-      HasSubstr("model 'm' input 'a': unexpected byte size 20, expected 24 for shape [1,2,3]"));
+  EXPECT_EQ(Error(Request({short_a, S(1)})),
+            "input byte size mismatch for input 'a' for model 'm'. Expected 24, got 20 (datatype "
+            "FP32, shape [1,2,3])");
   core::Tensor long_a = MakeTensor<float>("a", DataType::kFp32, {1, 1, 3}, {1, 2, 3, 4});
-  EXPECT_THAT(Error(Request({long_a, S(1)})), HasSubstr("unexpected byte size 16, expected 12"));
+  EXPECT_THAT(
+      Error(Request({long_a, S(1)})),
+      HasSubstr("input byte size mismatch for input 'a' for model 'm'. Expected 12, got 16"));
 }
 
 TEST(RequestValidatorTest, BytesEncoding) {
   EXPECT_EQ(
       Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"", std::string(300, 'x')})})),
       "");
-  EXPECT_THAT(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"one"})})),
-              HasSubstr("model 'm' input 's': has 1 BYTES elements; shape [1,2] needs 2"));
+  EXPECT_EQ(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"one"})})),
+            "expected 2 string elements for inference input 's' for model 'm', got 1 (shape "
+            "[1,2])");
   EXPECT_THAT(Error(Request({A({1, 1, 3}), MakeBytesTensor("s", {1, 2}, {"a", "b", "c"})})),
-              HasSubstr("has 3 BYTES elements"));
+              HasSubstr("expected 2 string elements for inference input 's' for model 'm', got 3"));
   core::Tensor truncated_length = MakeBytesTensor("s", {1, 2}, {"a"});
   truncated_length.data = core::Buffer::Own(testing::EncodeBytes({"a"}) + std::string(2, '\0'));
   EXPECT_THAT(Error(Request({A({1, 1, 3}), truncated_length})),
@@ -196,7 +224,7 @@ TEST(RequestValidatorTest, EmptyBytesTensor) {
                                   }])pb");
   EXPECT_EQ(Error(Request({MakeBytesTensor("s", {0}, {})}), config), "");
   EXPECT_THAT(Error(Request({MakeBytesTensor("s", {0}, {""})}), config),
-              HasSubstr("has 1 BYTES elements"));
+              HasSubstr("expected 0 string elements for inference input 's' for model 'm', got 1"));
 }
 
 TEST(RequestValidatorTest, RequestedOutputs) {
@@ -209,7 +237,7 @@ TEST(RequestValidatorTest, RequestedOutputs) {
   request.requested_outputs = {"y"};
   EXPECT_THAT(ValidateRequest(Config(), request)->output_names, ElementsAre("y"));
   request.requested_outputs = {"nope"};
-  EXPECT_THAT(Error(request), HasSubstr("model 'm' has no output 'nope'"));
+  EXPECT_EQ(Error(request), "unexpected inference output 'nope' for model 'm'");
   request.requested_outputs = {"x", "x"};
   EXPECT_THAT(Error(request), HasSubstr("output 'x' is requested twice"));
 }
@@ -270,6 +298,54 @@ TEST(RequestValidatorTest, ReshapeRewritesShapesForTheBackend) {
   EXPECT_THAT(request.inputs[1].shape, ElementsAre(3));
 }
 
+// A scalar to the model (dims [1], `reshape { shape: [] }`) is accepted in the
+// config's shape and in the model's own; the backend gets the model's.
+TEST(RequestValidatorTest, ScalarInputsTakeEitherShape) {
+  const auto unbatched = Config(R"pb(name: "m" input
+                                     [ {
+                                       name: "a"
+                                       data_type: TYPE_FP32
+                                       dims: [ 1 ]
+                                       reshape {}
+                                     }] output
+                                     [ {
+                                       name: "x"
+                                       data_type: TYPE_FP32
+                                       dims: [ 1 ]
+                                       reshape {}
+                                     }])pb");
+  for (const core::Shape& shape : {core::Shape{1}, core::Shape{}}) {
+    auto request = Request({MakeTensor<float>("a", DataType::kFp32, shape, {2.0f})});
+    auto result = ValidateRequest(unbatched, request);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(request.inputs[0].shape.empty());
+    EXPECT_EQ(result->model_shapes, shape.empty());
+  }
+  EXPECT_EQ(Error(Request({MakeTensor<float>("a", DataType::kFp32, {2}, {1.0f, 2.0f})}), unbatched),
+            "unexpected shape for input 'a' for model 'm'. Expected [1], got [2].");
+  const auto batched = Config(R"pb(name: "m"
+                                   max_batch_size: 4 input
+                                   [ {
+                                     name: "a"
+                                     data_type: TYPE_FP32
+                                     dims: [ 1 ]
+                                     reshape {}
+                                   }] output
+                                   [ {
+                                     name: "x"
+                                     data_type: TYPE_FP32
+                                     dims: [ 1 ]
+                                     reshape {}
+                                   }])pb");
+  for (const core::Shape& shape : {core::Shape{3, 1}, core::Shape{3}}) {
+    auto request = Request({MakeTensor<float>("a", DataType::kFp32, shape, {1, 2, 3})});
+    auto result = ValidateRequest(batched, request);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_THAT(request.inputs[0].shape, ElementsAre(3));
+    EXPECT_EQ(result->model_shapes, shape.size() == 1);
+  }
+}
+
 TEST(RequestValidatorTest, ErrorsNameModelAndTensor) {
   const std::string message = Error(Request({A({1, 1, 4}), S(1)}));
   EXPECT_THAT(message, HasSubstr("model 'm'"));
@@ -300,16 +376,17 @@ TEST(RequestValidatorTest, SequenceTensorsAreTheServers) {
                         }] })pb");
   auto start = MakeTensor<int32_t>("START", DataType::kInt32, {1, 1}, {1});
   EXPECT_EQ(Error(Request({A({1, 2, 3}), S(1), start}), config),
-            "input 'START' of model 'm' is a sequence control input (CONTROL_SEQUENCE_START) that "
-            "the server sets for each request of a sequence; the request must not send it");
+            "unexpected inference input 'START' for model 'm': it is a sequence control input "
+            "(CONTROL_SEQUENCE_START) that the server sets for each request of a sequence; the "
+            "request must not send it");
   auto state = MakeTensor<int32_t>("S_IN", DataType::kInt32, {1, 1}, {1});
   EXPECT_EQ(Error(Request({A({1, 2, 3}), S(1), state}), config),
-            "input 'S_IN' of model 'm' is an implicit state input that the server sets for each "
-            "request of a sequence; the request must not send it");
+            "unexpected inference input 'S_IN' for model 'm': it is an implicit state input that "
+            "the server sets for each request of a sequence; the request must not send it");
   // The state output is not a client output unless the config lists it.
   auto request = Request({A({1, 2, 3}), S(1)});
   request.requested_outputs = {"S_OUT"};
-  EXPECT_EQ(Error(request, config), "model 'm' has no output 'S_OUT'");
+  EXPECT_EQ(Error(request, config), "unexpected inference output 'S_OUT' for model 'm'");
   EXPECT_EQ(Error(Request({A({1, 2, 3}), S(1)}), config), "");
 }
 

@@ -138,7 +138,7 @@ TEST_F(ServerInferTest, InvalidRequestsAreRejectedBeforeTheBackend) {
   auto wrong_shape = Infer(Request("plain", {Int32("INPUT0", {5}, {1, 2, 3, 4, 5})}));
   EXPECT_TRUE(absl::IsInvalidArgument(wrong_shape.status()));
   EXPECT_THAT(std::string(wrong_shape.status().message()),
-              HasSubstr("model 'plain' input 'INPUT0'"));
+              HasSubstr("unexpected shape for input 'INPUT0' for model 'plain'"));
   auto missing = Infer(Request("identity", {Int32("INPUT0", {1, 4}, {1, 2, 3, 4})}));
   EXPECT_TRUE(absl::IsInvalidArgument(missing.status()));
   auto request = IdentityRequest();

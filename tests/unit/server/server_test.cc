@@ -170,6 +170,34 @@ TEST_F(ServerTest, RepositoryIndexReadyOnly) {
   for (const auto& entry : index) EXPECT_EQ(entry.state, "READY") << entry.name;
 }
 
+// Explicit mode, as Triton answers: the index lists every model of the
+// repositories (one never loaded by name only), and such a model is not
+// ready rather than unknown.
+TEST(ServerExplicitModeTest, IndexAndReadinessOfModelsNotLoaded) {
+  testing::TempDir repo;
+  WriteTestRepository(repo.path());
+  ServerOptions options = TestOptions(repo.path());
+  options.model_control_mode = lifecycle::ModelControlMode::kExplicit;
+  options.startup_models = {"identity"};
+  auto server = Server::Create(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::vector<std::string> keys;
+  for (const auto& e : (*server)->RepositoryIndex(/*ready_only=*/false)) {
+    keys.push_back(e.name + ":" + e.version + ":" + e.state + ":" + e.reason);
+  }
+  EXPECT_THAT(keys, ElementsAre("auto:::", "broken:::", "failing:::", "identity:1:READY:",
+                                "plain:::", "scalar:::", "unreadable:::", "versions:::"));
+  EXPECT_EQ((*server)->RepositoryIndex(/*ready_only=*/true).size(), 1u);
+  for (const char* version : {"", "1", "7"}) {
+    auto ready = (*server)->IsModelReady("plain", version);
+    ASSERT_TRUE(ready.ok()) << ready.status();
+    EXPECT_FALSE(*ready);
+  }
+  auto unknown = (*server)->IsModelReady("nope", "");
+  EXPECT_TRUE(absl::IsNotFound(unknown.status()));
+  EXPECT_EQ(unknown.status().message(), "Request for unknown model: 'nope' is not found");
+}
+
 TEST_F(ServerTest, StopEndsLiveness) {
   server_->Stop();
   server_->Stop();  // idempotent

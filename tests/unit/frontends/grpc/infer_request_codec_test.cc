@@ -81,15 +81,15 @@ TEST_P(RawContentsTest, ReferencesRawBytesWithoutCopyAndHoldsOwner) {
   EXPECT_EQ(data.owner, message);
 }
 
-TEST_P(RawContentsTest, RejectsRawSizeThatDoesNotMatchShape) {
+// The size against the shape is the request validator's check (one place, in
+// Triton's words: server/request_validator_test.cc); the codec passes it on.
+TEST_P(RawContentsTest, LeavesTheSizeCheckToTheServer) {
   const RawCase& c = GetParam();
   auto message = OneInput(c.datatype, {2, 3});
   message.add_raw_input_contents(std::string(6 * c.element_size + 1, '\0'));
   auto decoded = DecodeOne(message);
-  EXPECT_EQ(decoded.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(decoded.status().message(), HasSubstr("input 'x' of model 'm'"));
-  EXPECT_THAT(decoded.status().message(),
-              HasSubstr("expected " + std::to_string(6 * c.element_size) + " bytes"));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->size(), 6 * c.element_size + 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFixedTypes, RawContentsTest,
@@ -110,13 +110,12 @@ TEST(InferRequestCodecTest, AcceptsRawBytesWithElementCountOfShape) {
   EXPECT_EQ(*decoded, std::string("\x02\0\0\0ab\0\0\0\0", 10));
 }
 
-TEST(InferRequestCodecTest, RejectsRawBytesWithWrongElementCountOrTruncation) {
+TEST(InferRequestCodecTest, LeavesRawBytesElementCountToTheServer) {
   auto message = OneInput("BYTES", {3});
   message.add_raw_input_contents(std::string("\x02\0\0\0ab\0\0\0\0", 10));
-  EXPECT_THAT(DecodeOne(message).status().message(), HasSubstr("holds 2 BYTES elements"));
-  auto truncated = OneInput("BYTES", {1});
-  truncated.add_raw_input_contents(std::string("\x05\0\0\0ab", 6));
-  EXPECT_EQ(DecodeOne(truncated).status().code(), absl::StatusCode::kInvalidArgument);
+  auto decoded = DecodeOne(message);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->size(), 10u);
 }
 
 TEST(InferRequestCodecTest, DecodesTypedContentsOfEveryType) {
@@ -276,7 +275,9 @@ TEST(InferRequestCodecTest, RejectsMixingTypedAndRawContents) {
   message.add_raw_input_contents(Bytes<int32_t>({2}));
   auto request = DecodeInferRequest(message, nullptr);
   EXPECT_EQ(request.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(request.status().message(), HasSubstr("must not be mixed"));
+  EXPECT_EQ(request.status().message(),
+            "contents field must not be specified when using raw_input_contents for 'x' for model "
+            "'m'");
 }
 
 TEST(InferRequestCodecTest, RejectsInputWithoutData) {

@@ -480,7 +480,8 @@ def test_resource_preserving_per_model(repo, make_server, test_backends, tmp_pat
                            "version 2 LOADING after version 1 was unloaded")
         assert "resource-preserving" in rp[2][1]
         status, message = infer_error(server, "rp")
-        assert status == "503" and "not ready" in message and "resource-preserving" in message
+        assert (status == "503" and "has no available versions" in message
+                and "resource-preserving" in message)
         ap = wait_versions(server, "ap", lambda v: v.get(2, ("",))[0] == "LOADING",
                            "version 2 LOADING")
         assert ap[1] == ("READY", ""), ap
@@ -518,7 +519,8 @@ def test_old_version_serves_while_new_one_loads(repo, make_server, test_backends
         assert versions_of(server, "m")[2][0] == "LOADING"
         # A request pinned to the version still loading gets a clear error.
         status, message = infer_error(server, "m", protocol=protocol, version="2")
-        assert status in ("503", "StatusCode.UNAVAILABLE") and "not ready" in message, message
+        assert status in ("503", "StatusCode.UNAVAILABLE") and message.startswith(
+            "Request for unknown model: 'm' version 2 is not at ready state: loading"), message
     finally:
         gate.open()
     wait_only_ready(server, "m", 2)
@@ -814,7 +816,7 @@ def test_warmup_runs_before_ready(repo, make_server, test_backends, tmp_path):
             log.wait_started(1)  # the first warm-up run, held at the gate
             assert versions_of(server, "w").get(1, ("",))[0] == "LOADING"
             status, message = infer_error(server, "w")
-            assert status == "503" and "not ready" in message, (status, message)
+            assert status == "503" and "has no available versions" in message, (status, message)
             assert not load.done()
         finally:
             gate.open()

@@ -53,8 +53,34 @@ class ABSL_LOCKABLE Mutex {
   }
 
  private:
+  friend class CondVar;
   std::mutex mu_;
   std::condition_variable changed_;
+};
+
+// A condition variable over a Mutex for hot paths: only Signal/SignalAll
+// wake its waiters, not every unlock of the mutex, so a thread can wake
+// exactly the one that has work instead of every waiter (each wake-up of a
+// thread that finds nothing to do is two context switches). Code waiting on
+// a CondVar must not also use Await on the same mutex for the same state.
+class CondVar {
+ public:
+  CondVar() = default;
+  CondVar(const CondVar&) = delete;
+  CondVar& operator=(const CondVar&) = delete;
+
+  // REQUIRES: `mu` held. Releases it until signalled (or spuriously woken:
+  // callers loop on their condition).
+  void Wait(Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::unique_lock<std::mutex> lock(mu->mu_, std::adopt_lock);
+    cv_.wait(lock);
+    lock.release();
+  }
+  void Signal() { cv_.notify_one(); }
+  void SignalAll() { cv_.notify_all(); }
+
+ private:
+  std::condition_variable cv_;
 };
 
 class ABSL_SCOPED_LOCKABLE MutexLock {
@@ -92,8 +118,7 @@ class TimedMutex {
     const std::chrono::nanoseconds left = std::clamp<std::chrono::nanoseconds>(
         deadline - std::chrono::steady_clock::now(), std::chrono::nanoseconds::zero(),
         std::chrono::hours(24 * 365));
-    if (!mu_.AwaitWithTimeout([this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !held_; },
-                              left)) {
+    if (!mu_.AwaitWithTimeout([this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !held_; }, left)) {
       return false;
     }
     held_ = true;

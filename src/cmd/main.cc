@@ -171,6 +171,11 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
       .add_option("--cpu-cores", flags.server.cpu_cores,
                   "Cores the default thread counts are sized for (0: all available)")
       ->capture_default_str();
+  serve
+      .add_option("--inline-execution-max-us", flags.server.inline_execution_max_us,
+                  "Run a request to an idle unbatched model on the frontend's thread when its "
+                  "recent executions took at most this many microseconds (0: never)")
+      ->capture_default_str();
   serve.add_flag("--disable-auto-complete-config", flags.disable_auto_complete,
                  "Require a complete config.pbtxt; never derive one from the model file");
   serve.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")

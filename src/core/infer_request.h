@@ -53,6 +53,13 @@ struct InferRequest {
   // kDecoupledRefusalPayload payload so a frontend can word it as Triton
   // does). Ordinary models never call it.
   PartialResponseCallback on_partial_response;
+  // Set by a frontend whose thread may run a short execution itself: when
+  // the model's instance is idle, nothing is queued and its executions are
+  // known to be short, the scheduler runs the request on the submitting
+  // thread instead of handing it to the instance thread and back
+  // (docs/architecture.md, "Threading"). Never set for internal submissions
+  // (ensemble steps, BLS calls), whose thread may be one a backend waits on.
+  bool may_run_on_caller_thread = false;
 };
 
 // Payload key on the error that refuses a decoupled model to a caller

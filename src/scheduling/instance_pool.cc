@@ -20,10 +20,11 @@ InstancePool::InstancePool(std::string name,
     : name_(std::move(name)),
       instances_(std::move(instances)),
       clock_(clock),
-      on_idle_(std::move(on_idle)) {
+      on_idle_(std::move(on_idle)),
+      slots_(instances_.size()) {
   threads_.reserve(instances_.size());
-  for (auto& instance : instances_) {
-    threads_.emplace_back([this, raw = instance.get()] { Run(*raw); });
+  for (size_t i = 0; i < instances_.size(); ++i) {
+    threads_.emplace_back([this, i] { Run(i); });
   }
 }
 
@@ -37,6 +38,7 @@ void InstancePool::Enqueue(Batch batch) {
     base::MutexLock lock(&mu_);
     if (!stopping_) {
       queue_.push_back(std::move(batch));
+      WakeOne();
       return;
     }
   }
@@ -51,6 +53,9 @@ void InstancePool::Stop() {
   {
     base::MutexLock lock(&mu_);
     stopping_ = true;
+    for (Slot& slot : slots_) slot.wake.Signal();
+    // A lent instance finishes its caller's batch before the pool is gone.
+    while (lent_ > 0) lent_returned_.Wait(&mu_);
   }
   for (auto& thread : threads_) {
     if (thread.joinable()) thread.join();
@@ -86,29 +91,78 @@ Batch InstancePool::DropAbandoned(Batch batch) const {
   return runnable;
 }
 
-void InstancePool::Run(backends::BackendInstance& instance) {
+bool InstancePool::TryExecuteOnCaller(Batch& batch) {
+  size_t index = 0;
+  {
+    base::MutexLock lock(&mu_);
+    if (stopping_ || !queue_.empty()) return false;
+    while (index < slots_.size() &&
+           (!slots_[index].waiting || slots_[index].woken || slots_[index].lent))
+      ++index;
+    if (index == slots_.size()) return false;
+    slots_[index].lent = true;
+    ++lent_;
+  }
+  batch = DropAbandoned(std::move(batch));
+  if (!batch.empty()) ExecuteBatch(*instances_[index], std::move(batch));
+  {
+    base::MutexLock lock(&mu_);
+    slots_[index].lent = false;
+    if (--lent_ == 0 && stopping_) lent_returned_.SignalAll();
+    // Batches queued meanwhile waited for this instance's thread.
+    if (!queue_.empty() || stopping_) slots_[index].wake.Signal();
+  }
+  if (on_idle_) on_idle_();
+  return true;
+}
+
+void InstancePool::WakeOne() {
+  for (Slot& slot : slots_) {
+    if (slot.waiting && !slot.woken && !slot.lent) {
+      slot.woken = true;
+      slot.wake.Signal();
+      return;
+    }
+  }
+}
+
+void InstancePool::ExecuteBatch(backends::BackendInstance& instance, Batch batch) {
+  int64_t rows = 0;
+  for (const auto& request : batch) rows += request->batch_size();
+  const int64_t start = clock_.NowNanos();
+  auto record = std::make_shared<backends::ExecutionRecord>(start, rows, batch.size());
+  for (auto& request : batch) {
+    if (request->io().stats) request->io().stats->AddQueued(-1);
+    request->BeginExecution(record);
+  }
+  instance.Execute(std::move(batch));  // never under the lock
+  // Racy read-modify-write on purpose: an approximate average is enough.
+  const int64_t took = clock_.NowNanos() - start;
+  const int64_t seen = executions_seen_.fetch_add(1);
+  const int64_t mean = recent_execution_nanos_.load(std::memory_order_relaxed);
+  recent_execution_nanos_.store(seen == 0 ? took : mean + (took - mean) / 16,
+                                std::memory_order_relaxed);
+}
+
+void InstancePool::Run(size_t index) {
+  backends::BackendInstance& instance = *instances_[index];
   for (;;) {
     Batch batch;
     {
       base::MutexLock lock(&mu_);
-      mu_.Await([this]()
-                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queue_.empty(); });
+      Slot& slot = slots_[index];
+      while (slot.lent || (!stopping_ && queue_.empty())) {
+        slot.waiting = true;
+        slot.wake.Wait(&mu_);
+        slot.waiting = false;
+        slot.woken = false;
+      }
       if (queue_.empty()) return;  // stopping and drained
       batch = std::move(queue_.front());
       queue_.pop_front();
     }
     batch = DropAbandoned(std::move(batch));
-    if (!batch.empty()) {
-      int64_t rows = 0;
-      for (const auto& request : batch) rows += request->batch_size();
-      auto record =
-          std::make_shared<backends::ExecutionRecord>(clock_.NowNanos(), rows, batch.size());
-      for (auto& request : batch) {
-        if (request->io().stats) request->io().stats->AddQueued(-1);
-        request->BeginExecution(record);
-      }
-      instance.Execute(std::move(batch));  // never under the lock
-    }
+    if (!batch.empty()) ExecuteBatch(instance, std::move(batch));
     if (on_idle_) on_idle_();
   }
 }

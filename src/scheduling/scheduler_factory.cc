@@ -34,8 +34,9 @@ class TimerOwningBatcher final : public scheduling::Scheduler {
 }  // namespace
 
 scheduling::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
-                                                  const base::Clock& clock) {
-  return [timer = std::move(timer), &clock](
+                                                  const base::Clock& clock,
+                                                  DirectSchedulerOptions direct) {
+  return [timer = std::move(timer), &clock, direct](
              const inference::ModelConfig& config,
              std::vector<std::unique_ptr<backends::BackendInstance>> instances,
              const std::string& model_directory)
@@ -50,7 +51,7 @@ scheduling::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
       return std::make_unique<TimerOwningBatcher<DynamicBatcher, BatchingConfig>>(
           timer, BatchingConfigFrom(config), std::move(instances), clock);
     }
-    return std::make_unique<DirectScheduler>(config.name(), std::move(instances), clock);
+    return std::make_unique<DirectScheduler>(config.name(), std::move(instances), clock, direct);
   };
 }
 

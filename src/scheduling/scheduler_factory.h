@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "base/clock.h"
+#include "scheduling/direct_scheduler.h"
 #include "scheduling/scheduler.h"
 #include "scheduling/shared_timer.h"
 
@@ -14,7 +15,9 @@ namespace inferd::scheduling {
 
 // The factory the server hands to the lifecycle layer. Every batcher it
 // makes shares `timer`, which the factory (and each batcher) keeps alive.
+// `direct` configures the schedulers of models without batching.
 scheduling::SchedulerFactory MakeSchedulerFactory(std::shared_ptr<Timer> timer,
-                                                 const base::Clock& clock = base::Clock::Real());
+                                                  const base::Clock& clock = base::Clock::Real(),
+                                                  DirectSchedulerOptions direct = {});
 
 }  // namespace inferd::scheduling

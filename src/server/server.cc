@@ -73,8 +73,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   manager_options.transition_policy = options.version_transition_policy;
   manager_options.load_at_create = options.load_models_in_create;
   // One timer thread for every dynamic batcher of the server (docs/architecture.md, "Threading").
-  manager_options.loader.scheduler_factory =
-      scheduling::MakeSchedulerFactory(std::make_shared<scheduling::SharedTimer>());
+  scheduling::DirectSchedulerOptions direct;
+  direct.caller_execution_max_nanos = std::max<int64_t>(0, options.inline_execution_max_us) * 1000;
+  manager_options.loader.scheduler_factory = scheduling::MakeSchedulerFactory(
+      std::make_shared<scheduling::SharedTimer>(), base::Clock::Real(), direct);
   INFERD_ASSIGN_OR_RETURN(server->models_,
                           lifecycle::ModelManager::Create(std::move(manager_options)));
   return server;

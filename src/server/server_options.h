@@ -46,6 +46,11 @@ struct ServerOptions {
   bool load_models_in_create = true;
   // Server name and version reported by server metadata.
   std::string server_name = "inferd";
+  // A client request to a model without batching runs on the frontend's own
+  // thread when an instance is idle, nothing is queued and the model's recent
+  // executions took at most this long (microseconds); 0: always hand it to
+  // the instance threads (docs/architecture.md, "Threading").
+  int64_t inline_execution_max_us = 200;
 };
 
 }  // namespace inferd

@@ -128,6 +128,9 @@ InferenceService::Unary* InferenceService::ModelInfer(Context* context,
   }
   // A cancelled call or a passed deadline takes the request out of the queue.
   (*decoded)->cancellation = reactor->token();
+  // A short execution may run on this callback thread (Finish may be called
+  // before the handler returns).
+  (*decoded)->may_run_on_caller_thread = true;
   (*decoded)->deadline_nanos = DeadlineNanos(context->deadline(), std::chrono::system_clock::now(),
                                              base::Clock::Real().NowNanos());
   // The callback touches only the call's own objects, which gRPC keeps until

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "scheduling/instance_pool.h"
 
+#include <thread>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduling/direct_scheduler.h"
@@ -79,6 +81,109 @@ TEST(DirectSchedulerTest, InstancesRunInParallel) {
     answers.AwaitCount(3);
   }
   EXPECT_EQ(log.max_running(), 3);
+}
+
+// A request its frontend lets run on the submitting thread.
+std::unique_ptr<INFERD_Request> CallerRunnable(const char* id, Answers& answers) {
+  auto request = MakeRequest({.id = id}, answers);
+  const_cast<core::InferRequest&>(request->request()).may_run_on_caller_thread = true;
+  return request;
+}
+
+// Runs `count` ordinary requests one after the other, so that the pool has
+// an execution history.
+void RunHistory(DirectScheduler& scheduler, Answers& answers, int count) {
+  for (int i = 0; i < count; ++i) {
+    scheduler.Submit(MakeRequest({.id = "history" + std::to_string(i)}, answers));
+    answers.AwaitCount(static_cast<size_t>(i + 1));
+  }
+}
+
+constexpr DirectSchedulerOptions kShortIsUnderOneSecond{.caller_execution_max_nanos =
+                                                            1'000'000'000};
+
+TEST(DirectSchedulerTest, RunsShortRequestsOnTheCallerWhenAnInstanceIsIdle) {
+  ExecutionLog log;
+  Gate gate;
+  Answers answers;
+  DirectScheduler scheduler("m", MakeInstances(1, log, gate), base::Clock::Real(),
+                            kShortIsUnderOneSecond);
+  RunHistory(scheduler, answers, 8);
+  scheduler.Submit(CallerRunnable("inline", answers));
+  // Answered before Submit returned: it ran on this thread.
+  EXPECT_TRUE(answers.For("inline").has_value());
+  EXPECT_TRUE(answers.For("inline")->ok());
+  scheduler.Stop();
+}
+
+TEST(DirectSchedulerTest, HandsOffWithoutHistoryOrWhenExecutionsAreLong) {
+  for (const DirectSchedulerOptions options :
+       {kShortIsUnderOneSecond, DirectSchedulerOptions{.caller_execution_max_nanos = 1}}) {
+    ExecutionLog log;
+    Gate gate;
+    Answers answers;
+    DirectScheduler scheduler("m", MakeInstances(1, log, gate), base::Clock::Real(), options);
+    const bool with_history = options.caller_execution_max_nanos == 1;
+    if (with_history) RunHistory(scheduler, answers, 8);
+    gate.Close();
+    // Would block here, at the closed gate, if it ran on this thread.
+    scheduler.Submit(CallerRunnable("handed-off", answers));
+    log.AwaitStarted(with_history ? 9 : 1);
+    EXPECT_FALSE(answers.For("handed-off").has_value());
+    gate.Open();
+    answers.AwaitCount(with_history ? 9 : 1);
+    scheduler.Stop();
+  }
+}
+
+TEST(DirectSchedulerTest, CallerNeverOvertakesABusyInstanceOrQueuedWork) {
+  ExecutionLog log;
+  Gate gate;
+  Answers answers;
+  DirectScheduler scheduler("m", MakeInstances(1, log, gate), base::Clock::Real(),
+                            kShortIsUnderOneSecond);
+  RunHistory(scheduler, answers, 8);
+  gate.HoldOnly("blocker");
+  gate.Close();
+  scheduler.Submit(MakeRequest({.id = "blocker"}, answers));
+  log.AwaitStarted(9);
+  scheduler.Submit(MakeRequest({.id = "queued"}, answers));
+  scheduler.Submit(CallerRunnable("caller", answers));  // the instance is busy: queued
+  EXPECT_FALSE(answers.For("caller").has_value());
+  gate.Open();
+  answers.AwaitCount(11);
+  const std::vector<std::string> order = answers.Order();
+  EXPECT_THAT(std::vector<std::string>(order.end() - 3, order.end()),
+              ElementsAre("blocker", "queued", "caller"));
+  scheduler.Stop();
+}
+
+TEST(DirectSchedulerTest, ManyCallersAndInstanceThreadsShareInstancesSafely) {
+  ExecutionLog log;
+  Gate gate;
+  Answers answers;
+  {
+    DirectScheduler scheduler("m", MakeInstances(2, log, gate), base::Clock::Real(),
+                              kShortIsUnderOneSecond);
+    RunHistory(scheduler, answers, 8);
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 4; ++t) {
+      callers.emplace_back([&, t] {
+        for (int i = 0; i < 50; ++i) {
+          const std::string id = "c" + std::to_string(t) + "-" + std::to_string(i);
+          if (i % 2 == 0) {
+            scheduler.Submit(CallerRunnable(id.c_str(), answers));
+          } else {
+            scheduler.Submit(MakeRequest({.id = id}, answers));
+          }
+        }
+      });
+    }
+    for (auto& caller : callers) caller.join();
+    answers.AwaitCount(8 + 200);
+  }
+  EXPECT_FALSE(log.instance_overlapped());
+  EXPECT_EQ(log.runs().size(), 208u);
 }
 
 TEST(DirectSchedulerTest, AnswersUnavailableAfterStop) {

@@ -10,11 +10,13 @@ void ExecutionLog::Started(int instance, std::vector<std::string> ids, int64_t r
   runs_.push_back(Run{instance, std::move(ids), rows});
   ++running_;
   max_running_ = std::max(max_running_, running_);
+  if (++running_on_[instance] > 1) instance_overlapped_ = true;
 }
 
-void ExecutionLog::Finished() {
+void ExecutionLog::Finished(int instance) {
   base::MutexLock lock(&mu_);
   --running_;
+  --running_on_[instance];
   ++finished_;
 }
 
@@ -45,6 +47,11 @@ std::vector<std::string> ExecutionLog::ExecutedIds() const {
 int ExecutionLog::running() const {
   base::MutexLock lock(&mu_);
   return running_;
+}
+
+bool ExecutionLog::instance_overlapped() const {
+  base::MutexLock lock(&mu_);
+  return instance_overlapped_;
 }
 
 int ExecutionLog::max_running() const {
@@ -83,7 +90,7 @@ void RecordingInstance::Execute(std::vector<std::unique_ptr<INFERD_Request>> req
   log_.Started(index_, ids, rows);
   gate_.Wait(ids);
   for (auto& request : requests) request->Complete(absl::OkStatus());
-  log_.Finished();
+  log_.Finished(index_);
 }
 
 std::vector<std::unique_ptr<backends::BackendInstance>> MakeInstances(int count, ExecutionLog& log,

@@ -4,6 +4,7 @@
 // it, and a builder for requests whose answers are captured.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +28,7 @@ class ExecutionLog {
     int64_t rows = 0;
   };
   void Started(int instance, std::vector<std::string> ids, int64_t rows);
-  void Finished();
+  void Finished(int instance);
   // Blocks until `count` batches have started / finished.
   void AwaitStarted(size_t count);
   void AwaitFinished(size_t count);
@@ -36,6 +37,8 @@ class ExecutionLog {
   std::vector<std::string> ExecutedIds() const;
   int running() const;
   int max_running() const;
+  // Whether one instance ever ran two batches at once (never allowed).
+  bool instance_overlapped() const;
 
  private:
   mutable base::Mutex mu_;
@@ -43,6 +46,8 @@ class ExecutionLog {
   size_t finished_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
   int max_running_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<int, int> running_on_ ABSL_GUARDED_BY(mu_);
+  bool instance_overlapped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A gate that instances wait at before completing a batch. Starts open.

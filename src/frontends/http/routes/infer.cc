@@ -113,6 +113,9 @@ void HandleInfer(const std::shared_ptr<ServingContext>& context, IncomingRequest
   // A client that disconnects while its request is queued takes it out of
   // the queue (it is answered CANCELLED, to nobody).
   decoded->request->cancellation = std::make_shared<core::CancellationToken>();
+  // A short execution may run on this I/O thread; the reply is then posted
+  // to the connection and written when this handler returns.
+  decoded->request->may_run_on_caller_thread = true;
   responder.WatchDisconnect(decoded->request->cancellation);
   context->server.InferAsync(std::move(decoded->request),
                              [context, responder, format = std::move(decoded->format),

@@ -257,8 +257,9 @@ INFERD_EXPORT INFERD_Error* INFERD_ServerIsLive(INFERD_EmbeddedServer* server, i
  * be loaded is ready. */
 INFERD_EXPORT INFERD_Error* INFERD_ServerIsReady(INFERD_EmbeddedServer* server, int* ready);
 /* `version` > 0: that version; 0 or -1: the newest ready one. *ready is 0
- * for a known model that is not ready; NOT_FOUND for an unknown model or
- * version (in explicit mode a model is known once a load was asked for). */
+ * for a known model that is not ready, and for a model a repository holds
+ * that is not loaded (explicit mode), as Triton answers; NOT_FOUND for a
+ * name no repository has, or an unknown version of a loaded model. */
 INFERD_EXPORT INFERD_Error* INFERD_ServerModelIsReady(INFERD_EmbeddedServer* server,
                                                       const char* model, int64_t version,
                                                       int* ready);

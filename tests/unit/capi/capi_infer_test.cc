@@ -168,8 +168,9 @@ TEST_F(CapiInferTest, ErrorsNameWhatIsWrong) {
   }
   Error too_big(INFERD_ServerInfer(server_, request, &none));
   EXPECT_EQ(INFERD_ErrorGetCode(too_big.get()), INFERD_ERROR_INVALID_ARG);
-  EXPECT_NE(std::string(INFERD_ErrorGetMessage(too_big.get())).find("max_batch_size"),
-            std::string::npos)
+  EXPECT_EQ(std::string(INFERD_ErrorGetMessage(too_big.get()))
+                .rfind("inference request batch-size must be <= 8 for 'simple'", 0),
+            0u)
       << INFERD_ErrorGetMessage(too_big.get());
 
   // A missing input.

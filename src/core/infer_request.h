@@ -38,6 +38,10 @@ struct InferRequest {
   // Names of the outputs to return, in this order; empty: every output in
   // the order of the model configuration.
   std::vector<std::string> requested_outputs;
+  // Requested outputs to answer as their top k classes (Triton's
+  // classification extension, docs/api.md "Classification"): name -> k > 0.
+  // The server replaces each such output with BYTES "value:index[:label]".
+  std::map<std::string, int64_t, std::less<>> output_class_counts;
   // Raised by the frontend when the client gave up; null when the transport
   // cannot tell. A cancelled request still queued is never executed.
   std::shared_ptr<CancellationToken> cancellation;

@@ -8,6 +8,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "lifecycle/config_completer.h"
+#include "lifecycle/output_labels.h"
 #include "lifecycle/warmup.h"
 #include "repository/model_config_fill.h"
 #include "repository/model_config_validator.h"
@@ -87,6 +88,8 @@ absl::StatusOr<PreparedModel> ModelLoader::Prepare(const ModelSource& location) 
 absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
     const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
     int64_t version, const scheduling::ComposingConfigLookup& composing) {
+  // Before the backend loads: a missing label file fails the load at once.
+  INFERD_ASSIGN_OR_RETURN(auto labels, LoadOutputLabels(*config, model_dir));
   if (config->platform() == "ensemble") {
     const scheduling::ComposingConfigLookup none =
         [](const std::string&,
@@ -98,7 +101,7 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
     return std::make_unique<ModelVersion>(
         config, version, nullptr,
         std::make_unique<scheduling::EnsembleScheduler>(std::move(graph), options_.submitter),
-        std::make_shared<core::ModelStats>(options_.histogram_bounds));
+        std::make_shared<core::ModelStats>(options_.histogram_bounds), std::move(labels));
   }
   INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
   const int instances = TotalInstances(*config);
@@ -121,7 +124,7 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
                           options_.scheduler_factory(*config, std::move(created), model_dir));
   return std::make_unique<ModelVersion>(
       config, version, std::move(backend_model), std::move(scheduler),
-      std::make_shared<core::ModelStats>(options_.histogram_bounds));
+      std::make_shared<core::ModelStats>(options_.histogram_bounds), std::move(labels));
 }
 
 ModelStatus ModelLoader::Load(const repository::ModelLocation& location) {

@@ -32,10 +32,12 @@ std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfi
 ModelVersion::ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
                            std::unique_ptr<backends::BackendModel> backend_model,
                            std::unique_ptr<scheduling::Scheduler> scheduler,
-                           std::shared_ptr<core::ModelStats> stats)
+                           std::shared_ptr<core::ModelStats> stats,
+                           std::shared_ptr<const core::ClassLabels> labels)
     : config_(std::move(config)),
       version_(version),
       io_(MakeModelIO(*config_, version, std::move(stats))),
+      labels_(labels ? std::move(labels) : std::make_shared<const core::ClassLabels>()),
       backend_model_(std::move(backend_model)),
       scheduler_(std::move(scheduler)) {}
 

@@ -10,6 +10,7 @@
 
 #include "backends/abi/backend_model.h"
 #include "backends/abi/backend_request.h"
+#include "core/classification.h"
 #include "core/model_stats.h"
 #include "model_config.pb.h"
 #include "scheduling/scheduler.h"
@@ -21,7 +22,8 @@ class ModelVersion {
   ModelVersion(std::shared_ptr<const inference::ModelConfig> config, int64_t version,
                std::unique_ptr<backends::BackendModel> backend_model,
                std::unique_ptr<scheduling::Scheduler> scheduler,
-               std::shared_ptr<core::ModelStats> stats = std::make_shared<core::ModelStats>());
+               std::shared_ptr<core::ModelStats> stats = std::make_shared<core::ModelStats>(),
+               std::shared_ptr<const core::ClassLabels> labels = nullptr);
   ~ModelVersion();
   ModelVersion(const ModelVersion&) = delete;
   ModelVersion& operator=(const ModelVersion&) = delete;
@@ -33,6 +35,8 @@ class ModelVersion {
   const std::shared_ptr<const backends::ModelIO>& io() const { return io_; }
   // The statistics every request of this version records into.
   const core::ModelStats& stats() const { return *io_->stats; }
+  // The outputs' labels (label_filename) for classification; never null.
+  const std::shared_ptr<const core::ClassLabels>& labels() const { return labels_; }
 
   void Submit(std::unique_ptr<INFERD_Request> request) { scheduler_->Submit(std::move(request)); }
   // Finishes accepted requests and joins the instance threads. Idempotent.
@@ -44,6 +48,7 @@ class ModelVersion {
   const std::shared_ptr<const inference::ModelConfig> config_;
   const int64_t version_;
   const std::shared_ptr<const backends::ModelIO> io_;
+  const std::shared_ptr<const core::ClassLabels> labels_;
   // Declared before the scheduler so that the scheduler (and the instances
   // it owns) is destroyed first.
   std::unique_ptr<backends::BackendModel> backend_model_;

@@ -15,6 +15,7 @@
 #include "scheduling/scheduler_factory.h"
 #include "scheduling/shared_timer.h"
 #include "server/request_validator.h"
+#include "server/response_classification.h"
 
 #ifndef INFERD_VERSION
 #define INFERD_VERSION "0.0.0"
@@ -98,9 +99,9 @@ bool Server::IsReady() const {
 ServerMetadata Server::Metadata() const {
   return ServerMetadata{options_.server_name,
                         INFERD_VERSION,
-                        {"binary_tensor_data", "model_configuration", "model_repository",
-                         "model_repository(unload_dependents)", "parameters", "schedule_policy",
-                         "sequence", "statistics", "system_shared_memory"}};
+                        {"binary_tensor_data", "classification", "model_configuration",
+                         "model_repository", "model_repository(unload_dependents)", "parameters",
+                         "schedule_policy", "sequence", "statistics", "system_shared_memory"}};
 }
 
 absl::StatusOr<ModelMetadata> Server::GetModelMetadata(std::string_view model,
@@ -251,6 +252,17 @@ void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCa
                                        base::Clock::Real().NowNanos() - arrival);
     on_complete(std::move(refused));
     return;
+  }
+  if (!request->output_class_counts.empty()) {
+    if (absl::Status status = CheckClassificationRequest(version.config(), *request);
+        !status.ok()) {
+      version.io()->stats->RecordFailure(core::FailureReason::kOther,
+                                         base::Clock::Real().NowNanos() - arrival);
+      on_complete(std::move(status));
+      return;
+    }
+    ClassifyResponsesOf(*request, on_complete, version.config().max_batch_size() > 0,
+                        version.labels());
   }
   auto backend_request = std::make_unique<INFERD_Request>(
       std::move(request), std::move(on_complete), version.io(), std::move(validated->output_names),

@@ -289,8 +289,8 @@ def bad_requests():
     cases.append(("unknown output", unknown_output, grpc.StatusCode.INVALID_ARGUMENT))
 
     classification = simple_request(A, B, outputs=("OUTPUT0",))
-    classification.outputs[0].parameters["classification"].int64_param = 2
-    cases.append(("classification", classification, grpc.StatusCode.UNIMPLEMENTED))
+    classification.outputs[0].parameters["classification"].int64_param = 0
+    cases.append(("classification of 0 classes", classification, grpc.StatusCode.INVALID_ARGUMENT))
 
     shm = simple_request(A, B)
     shm.inputs[0].parameters["shared_memory_region"].string_param = "region"

@@ -118,16 +118,42 @@ absl::StatusOr<core::Tensor> DecodeInput(const inference::ModelInferRequest& mes
   return tensor;
 }
 
+// The class count of parameters["classification"] (tritonclient sends
+// int64_param), or 0 when the output has none.
+absl::StatusOr<int64_t> ClassCount(const ProtoParameters& parameters) {
+  const auto found = parameters.find("classification");
+  if (found == parameters.end()) return 0;
+  const inference::InferParameter& value = found->second;
+  int64_t count = 0;
+  if (value.parameter_choice_case() == inference::InferParameter::kInt64Param) {
+    count = value.int64_param();
+  } else if (value.parameter_choice_case() == inference::InferParameter::kUint64Param &&
+             value.uint64_param() <= static_cast<uint64_t>(INT64_MAX)) {
+    count = static_cast<int64_t>(value.uint64_param());
+  }
+  if (count <= 0) {
+    return absl::InvalidArgumentError(
+        "parameter 'classification' must be a positive int64_param (the class count)");
+  }
+  return count;
+}
+
 absl::Status CheckRequestedOutput(const OutputTensor& output,
                                   const SharedMemoryRegistry* shared_memory,
-                                  SharedMemoryOutputs* outputs) {
+                                  SharedMemoryOutputs* outputs, core::InferRequest& request) {
   if (output.parameters().empty()) return absl::OkStatus();
-  if (output.parameters().contains("classification")) {
-    return absl::UnimplementedError("classification outputs are not supported");
-  }
+  INFERD_ASSIGN_OR_RETURN(const int64_t class_count, ClassCount(output.parameters()));
+  if (class_count > 0) request.output_class_counts[output.name()] = class_count;
   INFERD_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> ref,
                           SharedMemoryParameters(output.parameters(), output.name()));
   if (!ref) return absl::OkStatus();
+  if (class_count > 0) {
+    // A classification is a BYTES tensor of its own size, not what the
+    // region was sized for.
+    return absl::InvalidArgumentError(
+        "classification and a shared memory region were both asked for: a classification is "
+        "answered in the response message, not in shared memory");
+  }
   if (shared_memory == nullptr || outputs == nullptr) return NoSharedMemory();
   return ReserveSharedMemoryOutput(*shared_memory, output.name(), *std::move(ref), *outputs);
 }
@@ -178,7 +204,8 @@ absl::StatusOr<std::unique_ptr<core::InferRequest>> DecodeInferRequest(
 
   request->requested_outputs.reserve(message.outputs_size());
   for (const OutputTensor& output : message.outputs()) {
-    if (absl::Status status = CheckRequestedOutput(output, shared_memory, outputs); !status.ok()) {
+    if (absl::Status status = CheckRequestedOutput(output, shared_memory, outputs, *request);
+        !status.ok()) {
       return AboutTensor("output", output.name(), message.model_name(), status);
     }
     request->requested_outputs.push_back(output.name());

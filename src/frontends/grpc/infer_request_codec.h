@@ -19,7 +19,7 @@ namespace inferd::frontends::grpc {
 // InvalidArgument: unknown datatype, bad shape, raw and typed data mixed, an
 // input without data, a size or count that does not match the shape, an
 // unused raw entry, bad parameters, shared-memory parameters (this overload
-// has no registry). Unimplemented: classification outputs.
+// has no registry).
 absl::StatusOr<std::unique_ptr<core::InferRequest>> DecodeInferRequest(
     const inference::ModelInferRequest& message, std::shared_ptr<const void> owner);
 

@@ -188,6 +188,14 @@ absl::Status DecodeInput(element input, DecodeState& state) {
   return absl::OkStatus();
 }
 
+// A classification is a BYTES tensor of its own size, unlike the output the
+// region was sized for: it is answered in the response body only.
+absl::Status ClassificationInSharedMemory(std::string_view name) {
+  return Invalid("output '", name,
+                 "' asks for classification and a shared memory region: a classification is "
+                 "answered in the response body, not in shared memory");
+}
+
 absl::Status DecodeOutput(element output, const InferDecodeOptions& options,
                           core::InferRequest& request, OutputFormat& format) {
   object fields;
@@ -199,12 +207,20 @@ absl::Status DecodeOutput(element output, const InferDecodeOptions& options,
   INFERD_ASSIGN_OR_RETURN(std::optional<object> params, TensorParameters(fields, "output '", name));
   if (!params) return absl::OkStatus();
   object& param_fields = *params;
-  if (param_fields["classification"].error() == simdjson::SUCCESS) {
-    return Invalid("output '", name, "' asks for classification, which is not supported yet");
+  element classification;
+  const bool classify = param_fields["classification"].get(classification) == simdjson::SUCCESS;
+  if (classify) {
+    int64_t count = 0;
+    if (classification.get(count) != simdjson::SUCCESS || count <= 0) {
+      return Invalid("output '", name,
+                     "' parameter classification must be a positive integer (the class count)");
+    }
+    request.output_class_counts[std::string(name)] = count;
   }
   INFERD_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
                           SharedMemoryParameters(param_fields, name));
   if (shm) {
+    if (classify) return ClassificationInSharedMemory(name);
     if (options.shared_memory == nullptr) return NoSharedMemory();
     return ReserveSharedMemoryOutput(*options.shared_memory, std::string(name), *std::move(shm),
                                      format.shared_memory);

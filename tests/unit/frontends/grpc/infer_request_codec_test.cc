@@ -338,8 +338,30 @@ TEST(InferRequestCodecTest, RejectsSharedMemoryAndClassification) {
   output->set_name("y");
   (*output->mutable_parameters())["classification"].set_int64_param(2);
   auto request = DecodeInferRequest(classification, nullptr);
-  EXPECT_EQ(request.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(request.status().message(), HasSubstr("output 'y' of model 'm'"));
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ((*request)->output_class_counts.at("y"), 2);
+  EXPECT_THAT((*request)->requested_outputs, ::testing::ElementsAre("y"));
+
+  for (const int64_t bad : {0, -3}) {
+    (*output->mutable_parameters())["classification"].set_int64_param(bad);
+    request = DecodeInferRequest(classification, nullptr);
+    EXPECT_EQ(request.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(request.status().message(),
+                HasSubstr("output 'y' of model 'm': parameter 'classification' must be a "
+                          "positive int64_param"));
+  }
+  (*output->mutable_parameters())["classification"].set_string_param("2");
+  EXPECT_EQ(DecodeInferRequest(classification, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  (*output->mutable_parameters())["classification"].set_int64_param(2);
+  (*output->mutable_parameters())["shared_memory_region"].set_string_param("r");
+  (*output->mutable_parameters())["shared_memory_byte_size"].set_int64_param(64);
+  SharedMemoryRegistry registry;
+  SharedMemoryOutputs outputs;
+  request = DecodeInferRequest(classification, nullptr, &registry, &outputs);
+  EXPECT_EQ(request.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(request.status().message(), HasSubstr("classification and a shared memory region"));
 }
 
 TEST(InferRequestCodecTest, ReportsBadRequestParameterWithModel) {

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -303,10 +304,25 @@ TEST(InferRequestCodecTest, OutputParameters) {
   EXPECT_THAT(DecodeJson(R"({"inputs":[],"outputs":[{"name":"a","parameters":{"binary_data":1}}]})")
                   .status(),
               StatusIs(kInvalid, "binary_data"));
-  EXPECT_THAT(
-      DecodeJson(R"({"inputs":[],"outputs":[{"name":"a","parameters":{"classification":2}}]})")
-          .status(),
-      StatusIs(kInvalid, "classification"));
+  auto classify = DecodeJson(R"({"inputs":[],"outputs":[{"name":"a",
+      "parameters":{"classification":3,"binary_data":true}},{"name":"b"}]})");
+  ASSERT_TRUE(classify.ok()) << classify.status();
+  EXPECT_THAT(classify->request->output_class_counts, ElementsAre(::testing::Pair("a", 3)));
+  EXPECT_TRUE(classify->format.IsBinary("a"));
+  for (const char* bad : {"0", "-1", "2.5", "\"2\"", "true"}) {
+    EXPECT_THAT(DecodeJson(absl::StrCat(R"({"inputs":[],"outputs":[{"name":"a",
+        "parameters":{"classification":)",
+                                        bad, "}}]}"))
+                    .status(),
+                StatusIs(kInvalid,
+                         "output 'a' parameter classification must be a positive "
+                         "integer"))
+        << bad;
+  }
+  EXPECT_THAT(DecodeJson(R"({"inputs":[],"outputs":[{"name":"a","parameters":{"classification":2,
+      "shared_memory_region":"r","shared_memory_byte_size":4}}]})")
+                  .status(),
+              StatusIs(kInvalid, "classification and a shared memory region"));
   EXPECT_THAT(DecodeJson(R"({"inputs":[],"outputs":[{"name":"a",
       "parameters":{"shared_memory_region":"r"}}]})")
                   .status(),

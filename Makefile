@@ -60,7 +60,7 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 .PHONY: setup build build-serving serve install test test-unit test-python test-embed embed-install \
         test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
-        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-scheduler bench-peers tsan tsan-build format clean
+        bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-cache bench-scheduler bench-peers tsan tsan-build format clean
 
 setup:
 	@scripts/setup.sh
@@ -140,7 +140,7 @@ asan-test-integration: asan-build
 # TSan covers the scheduler, the lifecycle, the statistics and what they share with the
 # frontends (the tests labelled `tsan`). Only those targets are built: the
 # rest of the tree runs under ASan, and ONNX Runtime is not instrumented.
-TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test ensemble_test model_stats_test cancellation_test lifecycle_transitions_test python_protocol_test python_bls_test python_responses_test sequence_batcher_test shared_memory_registry_test inferd_fake
+TSAN_TARGETS := mutex_test thread_pool_test scheduling_test batcher_cancellation_test ensemble_test model_stats_test cancellation_test lifecycle_transitions_test python_protocol_test python_bls_test python_responses_test sequence_batcher_test shared_memory_registry_test response_cache_test inferd_fake
 
 tsan: tsan-build
 	ctest --preset tsan -L tsan
@@ -164,6 +164,7 @@ bench: build
 	bench/streaming.sh
 	bench/zero_copy.sh
 	bench/capi_overhead.sh
+	bench/cache.sh
 	$(SCHEDULER_BENCH)
 	bench/peers.sh
 
@@ -188,6 +189,9 @@ bench-streaming: build
 bench-zero-copy: build
 	bench/zero_copy.sh
 	bench/capi_overhead.sh
+
+bench-cache: build
+	bench/cache.sh
 
 bench-scheduler: build
 	$(SCHEDULER_BENCH)

@@ -20,6 +20,7 @@ APT_PACKAGES=(
   protobuf-compiler libprotobuf-dev protobuf-compiler-grpc libgrpc++-dev
   libboost-dev libboost-system-dev libabsl-dev libspdlog-dev libfmt-dev libcli11-dev
   libsimdjson-dev rapidjson-dev zlib1g-dev
+  libxxhash-dev  # the response cache's 128-bit key hash (src/server/response_cache_key.cc)
   libgtest-dev libgmock-dev googletest libbenchmark-dev clang-format
   python3-venv python3-dev curl wrk
   libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d

@@ -20,6 +20,7 @@
 #include "frontends/http/http_frontend.h"
 #include "frontends/metrics/bucket_flags.h"
 #include "frontends/metrics/metrics_endpoint.h"
+#include "server/response_cache.h"
 #include "server/server.h"
 
 namespace {
@@ -48,6 +49,8 @@ struct Flags {
   std::string version_transition_policy = "availability_preserving";
   double shutdown_grace_secs = 0;
   double exit_timeout_secs = 30;
+  std::vector<std::string> cache_config;  // Triton's --cache-config values
+  uint64_t response_cache_byte_size = 0;  // Triton's older flag
 };
 
 void AddLifecycleFlags(CLI::App& serve, Flags& flags) {
@@ -93,6 +96,37 @@ void AddLifecycleFlags(CLI::App& serve, Flags& flags) {
                   "those still queued are answered with an error")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+}
+
+void AddCacheFlags(CLI::App& serve, Flags& flags) {
+  serve.add_option("--cache-config", flags.cache_config,
+                   "Response cache: local,size=<bytes> (Triton's syntax); models opt in with "
+                   "response_cache { enable: true }");
+  serve
+      .add_option("--response-cache-byte-size", flags.response_cache_byte_size,
+                  "Triton's older spelling of --cache-config local,size=<bytes>")
+      ->check(CLI::NonNegativeNumber);
+}
+
+// Fills the response cache size from the cache flags; false (after printing
+// why) when they are invalid. As Triton, the two spellings are exclusive.
+bool ApplyCacheFlags(const Flags& flags, inferd::ServerOptions& server) {
+  if (flags.cache_config.empty()) {
+    server.response_cache_bytes = flags.response_cache_byte_size;
+    return true;
+  }
+  if (flags.response_cache_byte_size > 0) {
+    std::cerr << "inferd: incompatible flags --response-cache-byte-size and --cache-config: "
+                 "use --cache-config local,size=<bytes> alone\n";
+    return false;
+  }
+  auto bytes = inferd::ParseCacheConfig(flags.cache_config);
+  if (!bytes.ok()) {
+    std::cerr << "inferd: " << bytes.status().message() << "\n";
+    return false;
+  }
+  server.response_cache_bytes = *bytes;
+  return true;
 }
 
 void AddMetricsFlags(CLI::App& serve, MetricsFlags& flags) {
@@ -182,6 +216,7 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
       ->capture_default_str();
   AddMetricsFlags(serve, flags.metrics);
   AddLifecycleFlags(serve, flags);
+  AddCacheFlags(serve, flags);
 }
 
 // Blocks SIGINT/SIGTERM in every thread (threads inherit the mask), so that
@@ -224,6 +259,7 @@ int Serve(Flags& flags) {
     return 2;
   }
   if (!ApplyBucketFlags(flags.metrics, flags.server)) return 2;
+  if (!ApplyCacheFlags(flags, flags.server)) return 2;
   const sigset_t stop_signals = BlockStopSignals();
   flags.server.auto_complete_config = !flags.disable_auto_complete;
   flags.server.model_control_mode =

@@ -91,6 +91,19 @@ void ModelStats::RecordFailure(FailureReason reason, int64_t duration_ns) {
   request_duration_.Observe(NonNegative(duration_ns));
 }
 
+void ModelStats::RecordCacheHit(int64_t request_ns, int64_t lookup_ns) {
+  success_.Add(request_ns);
+  queue_.Add(0);
+  cache_hit_.Add(lookup_ns);
+  request_duration_.Observe(NonNegative(request_ns));
+  queue_duration_.Observe(0);
+}
+
+void ModelStats::RecordCacheMiss(int64_t miss_ns) {
+  success_.ns.fetch_add(NonNegative(miss_ns), std::memory_order_relaxed);
+  cache_miss_.Add(miss_ns);
+}
+
 void ModelStats::RecordExecution(int64_t batch_size, int64_t input_ns, int64_t infer_ns,
                                  int64_t output_ns) {
   execution_count_.fetch_add(1, std::memory_order_relaxed);
@@ -114,6 +127,8 @@ ModelStatsSnapshot ModelStats::Snapshot() const {
   out.compute_input = compute_input_.Load();
   out.compute_infer = compute_infer_.Load();
   out.compute_output = compute_output_.Load();
+  out.cache_hit = cache_hit_.Load();
+  out.cache_miss = cache_miss_.Load();
   for (size_t i = 0; i < kFailureReasonCount; ++i) {
     out.failures[i] = failures_[i].load(std::memory_order_relaxed);
   }

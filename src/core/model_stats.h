@@ -47,7 +47,9 @@ struct ModelStatsSnapshot {
   uint64_t inference_count = 0;    // rows (batch items) answered successfully
   uint64_t execution_count = 0;    // batches executed
   StatDuration success, fail, queue, compute_input, compute_infer, compute_output;
-  StatDuration cache_hit, cache_miss;                    // no response cache yet: always zero
+  // Response cache (Triton's meaning): a hit's lookup and copy-out, a miss's
+  // lookup and insertion.
+  StatDuration cache_hit, cache_miss;
   std::vector<BatchStat> batch_stats;                    // ascending batch_size
   std::array<uint64_t, kFailureReasonCount> failures{};  // by FailureReason
   int64_t queue_size = 0;                                // requests waiting in the scheduler
@@ -77,6 +79,14 @@ class ModelStats {
   // statistics after its responses sees them.
   void RecordSuccess(const RequestTimes& times, int64_t batch_size);
   void RecordFailure(FailureReason reason, int64_t duration_ns);
+  // A request answered from the response cache, as Triton counts it: a
+  // success (count and `request_ns`) with a queue entry of no time, and a
+  // cache hit of `lookup_ns`; no inference, no execution.
+  void RecordCacheHit(int64_t request_ns, int64_t lookup_ns);
+  // A request that missed the cache and succeeded: its lookup plus
+  // insertion time, also added to the success duration (the insertion
+  // happens after RecordSuccess).
+  void RecordCacheMiss(int64_t miss_ns);
   // One batch executed by an instance, with the durations of its phases.
   void RecordExecution(int64_t batch_size, int64_t input_ns, int64_t infer_ns, int64_t output_ns);
 
@@ -96,7 +106,8 @@ class ModelStats {
   std::atomic<uint64_t> last_inference_ms_{0};
   std::atomic<uint64_t> inference_count_{0};
   std::atomic<uint64_t> execution_count_{0};
-  AtomicDuration success_, fail_, queue_, compute_input_, compute_infer_, compute_output_;
+  AtomicDuration success_, fail_, queue_, compute_input_, compute_infer_, compute_output_,
+      cache_hit_, cache_miss_;
   std::array<std::atomic<uint64_t>, kFailureReasonCount> failures_{};
   std::atomic<int64_t> queue_size_{0};
   std::atomic<int64_t> in_flight_{0};

@@ -18,6 +18,24 @@
 namespace inferd::lifecycle {
 namespace {
 
+// A model that asks for the response cache and will not get it loads all
+// the same (Triton caches only when both the server and the model enable
+// it, and never through the sequence batcher); the warning says why.
+void WarnIfNotCached(const inference::ModelConfig& config, int64_t version, bool server_cache) {
+  if (!config.response_cache().enable()) return;
+  if (!server_cache) {
+    INFERD_LOG_WARN(
+        "model '{}' version {} enables response_cache, but the server has no cache "
+        "(--cache-config local,size=<bytes>): its responses are not cached",
+        config.name(), version);
+  } else if (config.has_sequence_batching()) {
+    INFERD_LOG_WARN(
+        "model '{}' version {} enables response_cache, but it is a sequence model "
+        "(sequence_batching): its responses depend on the sequence's state and are not cached",
+        config.name(), version);
+  }
+}
+
 std::string ModelPath(const std::string& model_dir, int64_t version,
                       const inference::ModelConfig& config) {
   return base::JoinPath(base::JoinPath(model_dir, std::to_string(version)),
@@ -88,6 +106,7 @@ absl::StatusOr<PreparedModel> ModelLoader::Prepare(const ModelSource& location) 
 absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
     const std::shared_ptr<const inference::ModelConfig>& config, const std::string& model_dir,
     int64_t version, const scheduling::ComposingConfigLookup& composing) {
+  WarnIfNotCached(*config, version, options_.response_cache);
   // Before the backend loads: a missing label file fails the load at once.
   INFERD_ASSIGN_OR_RETURN(auto labels, LoadOutputLabels(*config, model_dir));
   if (config->platform() == "ensemble") {

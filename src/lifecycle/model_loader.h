@@ -35,6 +35,9 @@ struct LoaderOptions {
   // Where ensembles and backends send requests to other models (the
   // server); null: they cannot (unit tests of single models).
   core::InferenceSubmitter* submitter = nullptr;
+  // The server has a response cache (--cache-config): a model asking for
+  // `response_cache` without one loads, with a warning.
+  bool response_cache = false;
 };
 
 // Where a model comes from.

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lifecycle/model_version.h"
 
+#include <atomic>
+
 namespace inferd::lifecycle {
+namespace {
+
+std::atomic<uint64_t> next_load_generation{1};
+
+}  // namespace
 
 std::shared_ptr<const backends::ModelIO> MakeModelIO(const inference::ModelConfig& config,
                                                      int64_t version,
@@ -36,6 +43,7 @@ ModelVersion::ModelVersion(std::shared_ptr<const inference::ModelConfig> config,
                            std::shared_ptr<const core::ClassLabels> labels)
     : config_(std::move(config)),
       version_(version),
+      load_generation_(next_load_generation.fetch_add(1, std::memory_order_relaxed)),
       io_(MakeModelIO(*config_, version, std::move(stats))),
       labels_(labels ? std::move(labels) : std::make_shared<const core::ClassLabels>()),
       backend_model_(std::move(backend_model)),

@@ -33,6 +33,10 @@ class ModelVersion {
   const inference::ModelConfig& config() const { return *config_; }
   const std::shared_ptr<const inference::ModelConfig>& shared_config() const { return config_; }
   const std::shared_ptr<const backends::ModelIO>& io() const { return io_; }
+  // Unique in the process for each loaded version: a reload of the same
+  // version number gets a new one, so whatever is keyed by it (the response
+  // cache) never mixes two loads.
+  uint64_t load_generation() const { return load_generation_; }
   // The statistics every request of this version records into.
   const core::ModelStats& stats() const { return *io_->stats; }
   // The outputs' labels (label_filename) for classification; never null.
@@ -47,6 +51,7 @@ class ModelVersion {
  private:
   const std::shared_ptr<const inference::ModelConfig> config_;
   const int64_t version_;
+  const uint64_t load_generation_;
   const std::shared_ptr<const backends::ModelIO> io_;
   const std::shared_ptr<const core::ClassLabels> labels_;
   // Declared before the scheduler so that the scheduler (and the instances

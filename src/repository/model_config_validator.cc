@@ -244,6 +244,11 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   CheckInstanceGroups(config, problems);
   CheckWarmup(config, problems);
   CheckSequenceBatching(config, problems);
+  if (config.response_cache().enable() && config.model_transaction_policy().decoupled()) {
+    // Triton refuses the same config, in these words.
+    problems.push_back(absl::StrCat("response cache does not currently support model '",
+                                    config.name(), "' with 'decoupled' transaction policy"));
+  }
   if (config.version_policy().has_latest() &&
       config.version_policy().latest().num_versions() == 0) {
     problems.push_back("version_policy latest: 'num_versions' must be at least 1");

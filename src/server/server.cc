@@ -15,6 +15,8 @@
 #include "scheduling/scheduler_factory.h"
 #include "scheduling/shared_timer.h"
 #include "server/request_validator.h"
+#include "server/response_cache.h"
+#include "server/response_cache_dispatch.h"
 #include "server/response_classification.h"
 
 #ifndef INFERD_VERSION
@@ -65,6 +67,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   manager_options.loader.cpu_cores = options.cpu_cores;
   manager_options.loader.histogram_bounds = options.histogram_bounds;
   manager_options.loader.submitter = server.get();
+  if (options.response_cache_bytes > 0) {
+    server->response_cache_ = std::make_unique<ResponseCache>(options.response_cache_bytes);
+    manager_options.loader.response_cache = true;
+  }
   manager_options.mode = options.model_control_mode;
   manager_options.startup_models = options.startup_models;
   manager_options.poll_interval = std::chrono::milliseconds(
@@ -264,6 +270,14 @@ void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCa
     ClassifyResponsesOf(*request, on_complete, version.config().max_batch_size() > 0,
                         version.labels());
   }
+  // Hits never reach the scheduler (docs/configuration.md, "Response cache").
+  // The cache holds the model's own outputs: classification (wrapped above)
+  // applies after it, on hits and misses alike.
+  if (response_cache_ && UsesResponseCache(version) &&
+      AnswerFromCacheOrWrap(*response_cache_, version, *request, validated->output_names,
+                            validated->model_shapes, arrival, on_complete)) {
+    return;
+  }
   auto backend_request = std::make_unique<INFERD_Request>(
       std::move(request), std::move(on_complete), version.io(), std::move(validated->output_names),
       validated->batch_size, std::shared_ptr<const void>(*loaded, nullptr));
@@ -276,8 +290,9 @@ void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCa
 absl::StatusOr<std::vector<ModelStatistics>> Server::Statistics(std::string_view model,
                                                                 std::string_view version) const {
   std::vector<ModelStatistics> out;
-  auto add = [&out](const lifecycle::ModelVersion& v) {
-    out.push_back({v.name(), std::to_string(v.version()), v.stats().Snapshot()});
+  auto add = [this, &out](const lifecycle::ModelVersion& v) {
+    out.push_back({v.name(), std::to_string(v.version()), v.stats().Snapshot(),
+                   response_cache_ != nullptr && UsesResponseCache(v)});
   };
   if (model.empty()) {
     const auto snapshot = models_->Snapshot();

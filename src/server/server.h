@@ -33,6 +33,7 @@ namespace inferd {
 namespace lifecycle {
 class ModelManager;
 }
+class ResponseCache;
 
 struct ServerMetadata {
   std::string name;
@@ -82,6 +83,9 @@ struct ModelStatistics {
   std::string name;
   std::string version;
   core::ModelStatsSnapshot stats;
+  // Its responses go through the response cache (the server has one and the
+  // model enables it): the cache metrics are exported for it.
+  bool response_cache = false;
 };
 
 class Server final : public core::InferenceSubmitter {
@@ -178,6 +182,9 @@ class Server final : public core::InferenceSubmitter {
   void WaitForClientRequests(std::chrono::milliseconds timeout);
 
   const ServerOptions options_;
+  // Null without --cache-config. Before models_, so that it outlives every
+  // request (a miss inserts on its way out).
+  std::unique_ptr<ResponseCache> response_cache_;
   // Before models_, so destroyed after it (leases would keep regions alive anyway).
   const std::unique_ptr<SharedMemoryRegistry> shared_memory_ =
       std::make_unique<SharedMemoryRegistry>();

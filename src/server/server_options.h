@@ -3,6 +3,7 @@
 // Only cmd/ fills it from flags; embedders fill it in code.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct ServerOptions {
   // false and calls LoadStartupModels once its endpoints listen, so that
   // liveness answers while models load.
   bool load_models_in_create = true;
+  // Bytes of the response cache (`--cache-config local,size=N`), shared by
+  // the models with `response_cache { enable: true }`; 0: no cache.
+  size_t response_cache_bytes = 0;
   // Server name and version reported by server metadata.
   std::string server_name = "inferd";
   // A client request to a model without batching runs on the frontend's own

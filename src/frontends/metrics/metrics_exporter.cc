@@ -105,6 +105,41 @@ constexpr CounterFamily kTritonFamilies[] = {
      }},
 };
 
+// The response cache's per-model families, exported for the versions whose
+// responses go through the cache (ModelStatistics::response_cache). Triton's
+// names are counters in whole microseconds; inferd's in seconds.
+struct CacheFamily {
+  const char* name;
+  const char* help;
+  double (*value)(const ModelStatsSnapshot&);
+};
+
+constexpr CacheFamily kCacheFamilies[] = {
+    {"inferd_cache_hits_total", "Requests answered from the response cache.",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_hit.count); }},
+    {"inferd_cache_misses_total",
+     "Requests that missed the response cache and were answered by the model.",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_miss.count); }},
+    {"inferd_cache_hit_duration_seconds_total",
+     "Time spent looking up and copying out responses on cache hits.",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_hit.ns) * 1e-9; }},
+    {"inferd_cache_miss_duration_seconds_total",
+     "Time spent looking up and inserting responses on cache misses.",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_miss.ns) * 1e-9; }},
+};
+
+constexpr CacheFamily kTritonCacheFamilies[] = {
+    {"nv_cache_num_hits_per_model", "Number of cache hits per model",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_hit.count); }},
+    {"nv_cache_num_misses_per_model", "Number of cache misses per model",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_miss.count); }},
+    {"nv_cache_hit_duration_per_model", "Total cache hit duration per model, in microseconds",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_hit.ns / 1000); }},
+    {"nv_cache_miss_duration_per_model",
+     "Total cache miss (insert+lookup) duration per model, in microseconds",
+     [](const ModelStatsSnapshot& s) { return static_cast<double>(s.cache_miss.ns / 1000); }},
+};
+
 Labels ModelLabels(const ModelStatistics& model) {
   return {{"model", model.name}, {"version", model.version}};
 }
@@ -124,6 +159,16 @@ void WriteFailures(std::string_view name, std::string_view help,
       Labels labels = ModelLabels(model);
       labels.emplace_back("reason", core::FailureReasonName(static_cast<core::FailureReason>(i)));
       out.Sample(labels, model.stats.failures[i]);
+    }
+  }
+}
+
+void WriteCacheFamilies(const CacheFamily (&families)[4],
+                        const std::vector<ModelStatistics>& models, TextFormatWriter& out) {
+  for (const CacheFamily& family : families) {
+    out.BeginFamily(family.name, family.help, MetricType::kCounter);
+    for (const ModelStatistics& model : models) {
+      if (model.response_cache) out.Sample(ModelLabels(model), family.value(model.stats));
     }
   }
 }
@@ -172,10 +217,15 @@ std::string RenderMetrics(const std::vector<ModelStatistics>& models, const Proc
     }
   }
   for (const CounterFamily& family : kGauges) WriteCounters(family, models, out);
+  // As Triton: no cache families at all when no model's responses are cached.
+  const bool any_cached = std::any_of(models.begin(), models.end(),
+                                      [](const ModelStatistics& m) { return m.response_cache; });
+  if (any_cached) WriteCacheFamilies(kCacheFamilies, models, out);
   if (options.triton_names) {
     for (const CounterFamily& family : kTritonFamilies) WriteCounters(family, models, out);
     WriteFailures("nv_inference_request_failure",
                   "Number of failed inference requests, all batch sizes", models, out);
+    if (any_cached) WriteCacheFamilies(kTritonCacheFamilies, models, out);
   }
   if (process != nullptr) WriteProcess(*process, out);
   return out.text();

@@ -54,6 +54,41 @@ TEST(ModelStatsTest, SuccessSplitsARequestIntoItsPhases) {
   EXPECT_EQ(s.request_duration.count, 1u);
 }
 
+// Triton's counting of the response cache (InferenceStatsAggregator::
+// UpdateSuccessCacheHit / UpdateSuccessCacheMiss).
+TEST(ModelStatsTest, CacheHitIsASuccessWithoutInference) {
+  ModelStats stats;
+  stats.RecordCacheHit(/*request_ns=*/900, /*lookup_ns=*/300);
+  const auto s = stats.Snapshot();
+  EXPECT_EQ(s.success.count, 1u);
+  EXPECT_EQ(s.success.ns, 900u);
+  EXPECT_EQ(s.queue.count, 1u);
+  EXPECT_EQ(s.queue.ns, 0u);
+  EXPECT_EQ(s.cache_hit.count, 1u);
+  EXPECT_EQ(s.cache_hit.ns, 300u);
+  EXPECT_EQ(s.cache_miss.count, 0u);
+  EXPECT_EQ(s.inference_count, 0u);
+  EXPECT_EQ(s.execution_count, 0u);
+  EXPECT_EQ(s.compute_infer.count, 0u);
+  EXPECT_EQ(s.request_duration.count, 1u);
+}
+
+TEST(ModelStatsTest, CacheMissAddsItsTimeToTheSuccess) {
+  ModelStats stats;
+  RequestTimes t;
+  t.arrival = t.queue_start = 0;
+  t.exec_start = 100;
+  t.end = 1000;
+  stats.RecordSuccess(t, 1);
+  stats.RecordCacheMiss(250);
+  const auto s = stats.Snapshot();
+  EXPECT_EQ(s.success.count, 1u);
+  EXPECT_EQ(s.success.ns, 1250u);
+  EXPECT_EQ(s.cache_miss.count, 1u);
+  EXPECT_EQ(s.cache_miss.ns, 250u);
+  EXPECT_EQ(s.cache_hit.count, 0u);
+}
+
 TEST(ModelStatsTest, WithoutBackendTimesTheWholeExecutionIsInference) {
   ModelStats stats;
   RequestTimes t;

@@ -53,6 +53,16 @@ TEST(ModelConfigValidatorTest, ValidConfigPasses) {
             "");
 }
 
+TEST(ModelConfigValidatorTest, ResponseCacheIsRefusedForDecoupledModels) {
+  EXPECT_EQ(Problems("response_cache { enable: true }"), "");
+  EXPECT_EQ(Problems("model_transaction_policy { decoupled: true }"), "");
+  // Triton's words.
+  EXPECT_THAT(
+      Problems("response_cache { enable: true } model_transaction_policy { decoupled: true }"),
+      HasSubstr("response cache does not currently support model 'm' with 'decoupled' "
+                "transaction policy"));
+}
+
 TEST(ModelConfigValidatorTest, ReportsEveryProblemAtOnce) {
   const absl::Status status = Validate(R"pb(
     name: "m"

@@ -179,6 +179,34 @@ TEST(MetricsExporterTest, SeveralModelsAndTrickyNames) {
   EXPECT_EQ(FindFamily(families, "inferd_inference_request_failure_total")->samples.size(), 12u);
 }
 
+TEST(MetricsExporterTest, CacheFamiliesOnlyForCachedModels) {
+  ModelStatistics cached = Model("cached", "1");
+  cached.response_cache = true;
+  cached.stats.cache_hit = {3, 4'500'000};
+  cached.stats.cache_miss = {2, 1'999};
+  const ModelStatistics plain = Model("plain", "1");
+  const auto families = Parse(RenderMetrics({cached, plain}, nullptr, MetricsOptions{}));
+  const auto c1 = Labels("cached", "1");
+  EXPECT_EQ(Value(families, "inferd_cache_hits_total", c1), 3);
+  EXPECT_EQ(Value(families, "inferd_cache_misses_total", c1), 2);
+  EXPECT_DOUBLE_EQ(Value(families, "inferd_cache_hit_duration_seconds_total", c1), 0.0045);
+  EXPECT_DOUBLE_EQ(Value(families, "inferd_cache_miss_duration_seconds_total", c1), 1.999e-6);
+  EXPECT_EQ(Value(families, "nv_cache_num_hits_per_model", c1), 3);
+  EXPECT_EQ(Value(families, "nv_cache_num_misses_per_model", c1), 2);
+  EXPECT_EQ(Value(families, "nv_cache_hit_duration_per_model", c1), 4500);
+  EXPECT_EQ(Value(families, "nv_cache_miss_duration_per_model", c1), 1);
+  for (const char* name : {"inferd_cache_hits_total", "nv_cache_num_hits_per_model"}) {
+    const ParsedFamily* family = FindFamily(families, name);
+    ASSERT_NE(family, nullptr) << name;
+    EXPECT_EQ(family->type, "counter");
+    EXPECT_EQ(family->samples.size(), 1u) << name;  // not the uncached model
+  }
+  // No cached model: no cache family at all (as Triton).
+  const std::string text = RenderMetrics({plain}, nullptr, MetricsOptions{});
+  EXPECT_EQ(text.find("inferd_cache_"), std::string::npos);
+  EXPECT_EQ(text.find("nv_cache_"), std::string::npos);
+}
+
 TEST(MetricsExporterTest, NoModelsStillDescribesEveryFamily) {
   const auto families = Parse(RenderMetrics({}, nullptr, MetricsOptions{}));
   EXPECT_EQ(families.size(), 22u);

@@ -80,6 +80,7 @@ disable_prometheus_service() {
 # --- Python virtualenv -----------------------------------------------------------
 VENV="$ROOT/.venv"
 REQUIREMENTS="$ROOT/tests/requirements.txt"
+TFS_CLIENT="tensorflow-serving-api==2.21.0"
 DOWNLOADS="$ROOT/.deps/downloads"
 
 # Debian's own interpreter when present (a clean Debian 12 box); else whatever
@@ -93,13 +94,18 @@ setup_venv() {
     "$PYTHON" -m venv "$VENV"
   fi
   local hash stamp
-  hash=$(sha256sum "$REQUIREMENTS" | cut -c1-16)
+  hash=$( (cat "$REQUIREMENTS"; echo "$TFS_CLIENT") | sha256sum | cut -c1-16)
   stamp="$VENV/.stamp-$hash"
   if [ -f "$stamp" ]; then
     return 0
   fi
   log "installing Python packages from tests/requirements.txt"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQUIREMENTS"
+  # TF Serving's own Python client for tests/integration/test_tfserving.py, without its
+  # TensorFlow dependency (its modules need only protobuf and grpcio; tfs_protos.py compiles
+  # the TensorFlow protos they import).
+  log "installing $TFS_CLIENT (--no-deps)"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$TFS_CLIENT"
   rm -f "$VENV"/.stamp-*
   touch "$stamp"
 }

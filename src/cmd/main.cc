@@ -16,6 +16,7 @@
 #include "base/cpu_cores.h"
 #include "base/logging.h"
 #include "cmd/startup_table.h"
+#include "cmd/tfs_flags.h"
 #include "frontends/grpc/grpc_frontend.h"
 #include "frontends/http/http_frontend.h"
 #include "frontends/metrics/bucket_flags.h"
@@ -43,6 +44,7 @@ struct Flags {
   inferd::frontends::http::HttpOptions http;
   inferd::frontends::grpc::GrpcOptions grpc;
   MetricsFlags metrics;
+  inferd::cmd::TfsFlags tfs;
   std::string log_level = "info";
   bool disable_auto_complete = false;
   std::string model_control_mode = "none";
@@ -217,6 +219,7 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
   AddMetricsFlags(serve, flags.metrics);
   AddLifecycleFlags(serve, flags);
   AddCacheFlags(serve, flags);
+  inferd::cmd::AddTfsFlags(serve, flags.tfs);
 }
 
 // Blocks SIGINT/SIGTERM in every thread (threads inherit the mask), so that
@@ -299,6 +302,13 @@ int Serve(Flags& flags) {
     endpoints.push_back({"Metrics", absl::StrCat("http://", flags.metrics.address, ":",
                                                  (*http)->side_port(0), "/metrics")});
   }
+  inferd::cmd::TfsFrontends tfs;
+  if (auto status = inferd::cmd::StartTfsFrontends(**server, flags.tfs, flags.http, flags.grpc, tfs,
+                                                   endpoints);
+      !status.ok()) {
+    INFERD_LOG_ERROR("cannot start the {}", status.ToString());
+    return 1;
+  }
   inferd::cmd::LogEndpointTable(endpoints);
   const auto load_start = std::chrono::steady_clock::now();
   (*server)->LoadStartupModels();
@@ -332,6 +342,7 @@ int Serve(Flags& flags) {
   // HTTP frontend stops the metrics endpoint with it).
   (*http)->Stop();
   (*grpc)->Stop();
+  tfs.Stop();
   INFERD_LOG_INFO("stopped");
   return 0;
 }

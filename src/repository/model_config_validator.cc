@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "repository/sequence_batching_validator.h"
+#include "repository/version_labels.h"
 
 namespace inferd::repository {
 namespace {
@@ -252,6 +253,9 @@ absl::Status ValidateModelConfig(const inference::ModelConfig& config,
   if (config.version_policy().has_latest() &&
       config.version_policy().latest().num_versions() == 0) {
     problems.push_back("version_policy latest: 'num_versions' must be at least 1");
+  }
+  if (auto labels = VersionLabelsOf(config); !labels.ok()) {
+    problems.push_back(std::string(labels.status().message()));
   }
   if (problems.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(

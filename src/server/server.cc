@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "lifecycle/model_manager.h"
 #include "repository/model_repository.h"
+#include "repository/version_labels.h"
 #include "scheduling/scheduler_factory.h"
 #include "scheduling/shared_timer.h"
 #include "server/request_validator.h"
@@ -135,6 +136,50 @@ absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> Server::GetModelCo
   return loaded->shared_config();
 }
 
+absl::StatusOr<std::string> Server::ResolveVersionLabel(std::string_view model,
+                                                        std::string_view label) const {
+  const auto snapshot = models_->Snapshot();
+  const auto it = snapshot->models.find(model);
+  if (it == snapshot->models.end()) {
+    // Resolve words the unknown-model error the same way for every caller.
+    INFERD_RETURN_IF_ERROR(models_->Resolve(model, "").status());
+    return absl::NotFoundError(
+        absl::StrCat("Request for unknown model: '", std::string(model), "'"));
+  }
+  repository::VersionLabels labels;
+  if (it->second.config != nullptr) {
+    INFERD_ASSIGN_OR_RETURN(labels, repository::VersionLabelsOf(*it->second.config));
+  }
+  const auto label_it = labels.find(label);
+  if (label_it == labels.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Unrecognized servable version label: ", std::string(label), " (model '",
+                     std::string(model), "')"));
+  }
+  return std::to_string(label_it->second);
+}
+
+// The `version_label` request parameter names the version by label. It is
+// taken out of the request once resolved: an ensemble passes its parameters
+// on to its steps, whose models do not share the ensemble's labels.
+absl::Status Server::ApplyVersionLabel(core::InferRequest& request) const {
+  const auto it = request.parameters.find(kVersionLabelParameter);
+  if (it == request.parameters.end()) return absl::OkStatus();
+  const auto* label = std::get_if<std::string>(&it->second);
+  if (label == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parameter '", kVersionLabelParameter, "' must be a string"));
+  }
+  if (!request.model_version.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model '", request.model_name, "': a request names either a version (",
+                     request.model_version, ") or a version label ('", *label, "'), not both"));
+  }
+  INFERD_ASSIGN_OR_RETURN(request.model_version, ResolveVersionLabel(request.model_name, *label));
+  request.parameters.erase(it);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> Server::IsModelReady(std::string_view model, std::string_view version) const {
   auto loaded = models_->Resolve(model, version);
   if (loaded.ok()) return IsLive();
@@ -219,6 +264,10 @@ void Server::WaitForClientRequests(std::chrono::milliseconds timeout) {
 
 void Server::Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete,
                       bool internal) {
+  if (absl::Status labelled = ApplyVersionLabel(*request); !labelled.ok()) {
+    on_complete(std::move(labelled));
+    return;
+  }
   auto loaded = models_->Resolve(request->model_name, request->model_version);
   if (!loaded.ok()) {
     // The models may have just been taken out of service by Stop().

@@ -88,6 +88,10 @@ struct ModelStatistics {
   bool response_cache = false;
 };
 
+// The request parameter that names a version by its label (TF Serving's
+// version_labels) instead of its number.
+inline constexpr char kVersionLabelParameter[] = "version_label";
+
 class Server final : public core::InferenceSubmitter {
  public:
   // Reads every repository and loads every model. A model that fails to load
@@ -116,6 +120,14 @@ class Server final : public core::InferenceSubmitter {
                                                  std::string_view version) const;
   absl::StatusOr<std::shared_ptr<const inference::ModelConfig>> GetModelConfig(
       std::string_view model, std::string_view version) const;
+  // TF Serving's version labels (docs/configuration.md, "Version labels"):
+  // the version (decimal) that `label` names in `model`'s `version_labels`
+  // config parameter. NotFound for an unknown model; InvalidArgument
+  // "Unrecognized servable version label: <label>" (TF Serving's words) for
+  // a label the model does not define. Every frontend resolves labels here;
+  // an inference request names one with the `version_label` parameter.
+  absl::StatusOr<std::string> ResolveVersionLabel(std::string_view model,
+                                                  std::string_view label) const;
   // NotFound for an unknown model or a malformed version; false when known
   // but not ready, or held by a repository but not loaded (explicit mode).
   absl::StatusOr<bool> IsModelReady(std::string_view model, std::string_view version) const;
@@ -178,6 +190,8 @@ class Server final : public core::InferenceSubmitter {
   explicit Server(ServerOptions options);
   void Dispatch(std::unique_ptr<core::InferRequest> request, core::InferCallback on_complete,
                 bool internal = false);
+  // Resolves and removes the request's `version_label` parameter.
+  absl::Status ApplyVersionLabel(core::InferRequest& request) const;
   // Waits until no client request is in flight or `timeout` passed.
   void WaitForClientRequests(std::chrono::milliseconds timeout);
 

@@ -67,8 +67,8 @@ class FrontendCore {
         ++threads_done_;
       });
     }
-    INFERD_LOG_INFO("http: listening on {}:{} with {} I/O thread(s)", context_->options.host,
-                    listener_->port(), threads);
+    INFERD_LOG_INFO("{}: listening on {}:{} with {} I/O thread(s)", context_->options.name,
+                    context_->options.host, listener_->port(), threads);
     for (size_t i = 0; i < side_listeners_.size(); ++i) {
       INFERD_LOG_INFO("{}: listening on {}:{} (HTTP I/O threads)", side_names_[i],
                       side_contexts_[i]->options.host, side_listeners_[i]->port());

@@ -17,7 +17,22 @@
 
 namespace inferd::frontends::http {
 
+struct IncomingRequest;
+class Responder;
+struct ServingContext;
+
+// Answers one request in place of the KServe routes: runs on an I/O thread,
+// must not block, and answers through the Responder exactly once (later, for
+// work handed to the Server, between context->tracker.BeginCall/EndCall).
+using RouteHandler = std::function<void(const std::shared_ptr<ServingContext>& context,
+                                        IncomingRequest request, Responder responder)>;
+
 struct HttpOptions {
+  std::string name = "http";  // for logs
+  // Set: every request on the port goes here instead of the KServe routes
+  // (a second HTTP frontend with routes of its own: TF Serving's REST API,
+  // frontends/tfserving/rest_routes.h).
+  RouteHandler routes;
   std::string host = "0.0.0.0";
   int port = 8000;  // 0: pick a free port
   int threads = 1;  // I/O threads

@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "core/shape.h"
 #include "core/bytes_encoding.h"
+#include "core/shape.h"
 
 namespace inferd::frontends::http {
 namespace {
@@ -55,24 +55,56 @@ void WriteFloat(JsonWriter& writer, float value) {
   writer.RawValue(text, static_cast<size_t>(result.ptr - text), rapidjson::kNumberType);
 }
 
-void WriteElement(core::DataType type, const char* p, JsonWriter& writer) {
+}  // namespace
+
+void WriteJsonElement(core::DataType type, const char* p, JsonWriter& writer) {
   switch (type) {
-    case core::DataType::kBool: writer.Bool(*p != 0); break;
-    case core::DataType::kUint8: writer.Uint(Load<uint8_t>(p)); break;
-    case core::DataType::kUint16: writer.Uint(Load<uint16_t>(p)); break;
-    case core::DataType::kUint32: writer.Uint(Load<uint32_t>(p)); break;
-    case core::DataType::kUint64: writer.Uint64(Load<uint64_t>(p)); break;
-    case core::DataType::kInt8: writer.Int(Load<int8_t>(p)); break;
-    case core::DataType::kInt16: writer.Int(Load<int16_t>(p)); break;
-    case core::DataType::kInt32: writer.Int(Load<int32_t>(p)); break;
-    case core::DataType::kInt64: writer.Int64(Load<int64_t>(p)); break;
-    case core::DataType::kFp16: WriteFloat(writer, HalfToFloat(Load<uint16_t>(p))); break;
-    case core::DataType::kBf16: WriteFloat(writer, Bf16ToFloat(Load<uint16_t>(p))); break;
-    case core::DataType::kFp32: WriteFloat(writer, Load<float>(p)); break;
-    case core::DataType::kFp64: writer.Double(Load<double>(p)); break;
-    default: writer.Null(); break;
+    case core::DataType::kBool:
+      writer.Bool(*p != 0);
+      break;
+    case core::DataType::kUint8:
+      writer.Uint(Load<uint8_t>(p));
+      break;
+    case core::DataType::kUint16:
+      writer.Uint(Load<uint16_t>(p));
+      break;
+    case core::DataType::kUint32:
+      writer.Uint(Load<uint32_t>(p));
+      break;
+    case core::DataType::kUint64:
+      writer.Uint64(Load<uint64_t>(p));
+      break;
+    case core::DataType::kInt8:
+      writer.Int(Load<int8_t>(p));
+      break;
+    case core::DataType::kInt16:
+      writer.Int(Load<int16_t>(p));
+      break;
+    case core::DataType::kInt32:
+      writer.Int(Load<int32_t>(p));
+      break;
+    case core::DataType::kInt64:
+      writer.Int64(Load<int64_t>(p));
+      break;
+    case core::DataType::kFp16:
+      WriteFloat(writer, HalfToFloat(Load<uint16_t>(p)));
+      break;
+    case core::DataType::kBf16:
+      WriteFloat(writer, Bf16ToFloat(Load<uint16_t>(p)));
+      break;
+    case core::DataType::kFp32:
+      WriteFloat(writer, Load<float>(p));
+      break;
+    case core::DataType::kFp64:
+      writer.Double(Load<double>(p));
+      break;
+    default:
+      writer.Null();
+      break;
   }
 }
+
+namespace {
 
 absl::Status WriteBytes(const core::Tensor& tensor, int64_t count, JsonWriter& writer) {
   INFERD_ASSIGN_OR_RETURN(auto elements, core::SplitBytesElements(tensor.data.view()));
@@ -104,13 +136,13 @@ absl::Status WriteJsonTensorData(const core::Tensor& tensor, JsonWriter& writer)
   }
   INFERD_ASSIGN_OR_RETURN(size_t expected, core::FixedByteSize(tensor.datatype, tensor.shape));
   if (tensor.data.size != expected) {
-    return absl::InternalError(absl::StrCat("output '", tensor.name, "' has ", tensor.data.size,
-                                            " bytes but its shape ",
-                                            core::ShapeToString(tensor.shape), " needs ", expected));
+    return absl::InternalError(
+        absl::StrCat("output '", tensor.name, "' has ", tensor.data.size, " bytes but its shape ",
+                     core::ShapeToString(tensor.shape), " needs ", expected));
   }
   writer.StartArray();
   for (size_t offset = 0; offset < expected; offset += element_size) {
-    WriteElement(tensor.datatype, tensor.data.data + offset, writer);
+    WriteJsonElement(tensor.datatype, tensor.data.data + offset, writer);
   }
   writer.EndArray();
   return absl::OkStatus();

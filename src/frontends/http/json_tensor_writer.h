@@ -10,6 +10,10 @@
 
 namespace inferd::frontends::http {
 
+// Writes one element of a fixed-size type at `p` (TF Serving's REST writer
+// nests them itself).
+void WriteJsonElement(core::DataType type, const char* p, JsonWriter& writer);
+
 // Writes the array value (the caller has written the "data" key).
 // Internal when the bytes do not match the shape; InvalidArgument when a
 // BYTES element is not valid UTF-8 (it must then be requested as binary).

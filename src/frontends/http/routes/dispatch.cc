@@ -32,6 +32,10 @@ void DispatchRequest(const std::shared_ptr<ServingContext>& context, IncomingReq
     responder.Send(context->side_handler(method, target));
     return;
   }
+  if (context->options.routes) {
+    context->options.routes(context, std::move(request), std::move(responder));
+    return;
+  }
   RouteResult result = MatchRoute(MethodFromString(method), target);
   if (result.outcome == RouteResult::Outcome::kNotFound) {
     responder.Send(ErrorReply(404, "Not Found"));

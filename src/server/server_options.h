@@ -53,8 +53,9 @@ struct ServerOptions {
   // A client request to a model without batching runs on the frontend's own
   // thread when an instance is idle, nothing is queued and the model's recent
   // executions took at most this long (microseconds); 0: always hand it to
-  // the instance threads (docs/architecture.md, "Threading").
-  int64_t inline_execution_max_us = 200;
+  // the instance threads (the default until its HTTP throughput at
+  // concurrency 1 is understood: docs/architecture.md, "Threading").
+  int64_t inline_execution_max_us = 0;
 };
 
 }  // namespace inferd

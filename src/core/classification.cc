@@ -9,24 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/bytes_encoding.h"
+#include "core/half_float.h"
 #include "core/shape.h"
 
 namespace inferd::core {
 namespace {
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ffu;
-  float magnitude;
-  if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
-  } else if (exponent == 31) {
-    magnitude = mantissa == 0 ? INFINITY : NAN;
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-  }
-  return (h & 0x8000u) != 0 ? -magnitude : magnitude;
-}
 
 float Bf16ToFloat(uint16_t b) {
   const uint32_t bits = uint32_t{b} << 16;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "core/bytes_encoding.h"
+#include "core/half_float.h"
 #include "core/shape.h"
 
 namespace inferd::frontends::http {
@@ -18,23 +19,6 @@ T Load(const char* p) {
   T value;
   std::memcpy(&value, p, sizeof(T));  // little-endian host
   return value;
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ffu;
-  float magnitude;
-  if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
-  } else if (exponent == 31) {
-    magnitude = mantissa == 0 ? INFINITY : NAN;
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-  }
-  float out = magnitude;
-  if (sign) out = -out;
-  return out;
 }
 
 float Bf16ToFloat(uint16_t b) {
@@ -87,7 +71,7 @@ void WriteJsonElement(core::DataType type, const char* p, JsonWriter& writer) {
       writer.Int64(Load<int64_t>(p));
       break;
     case core::DataType::kFp16:
-      WriteFloat(writer, HalfToFloat(Load<uint16_t>(p)));
+      WriteFloat(writer, core::HalfToFloat(Load<uint16_t>(p)));
       break;
     case core::DataType::kBf16:
       WriteFloat(writer, Bf16ToFloat(Load<uint16_t>(p)));

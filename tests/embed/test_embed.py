@@ -123,7 +123,7 @@ def test_errors_carry_their_code(server):
             server.model("simple"),
             {"INPUT0": np.zeros((9, 16), np.int32), "INPUT1": np.zeros((9, 16), np.int32)},
             "INVALID_ARG",
-            "max_batch_size",
+            "batch-size must be <= 8",
         ),
     ]
     for model, inputs, code, words in cases:

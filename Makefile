@@ -2,12 +2,14 @@
 # inferd's front door. Every target installs what it needs first (`setup` is quick
 # once done), so on a fresh Debian 12 machine `make serve` and `make test` just work.
 #
-#   make setup             Debian packages, ONNX Runtime, .venv, example models
+#   make setup             Debian packages, ONNX Runtime, .venv, example models, test data
+#   make setup-serving     only what `make serve` needs (scripts/setup.sh serving)
 #   make build             release build: build/bin/inferd
 #   make serve             build the server and its backends only (no tests), then serve
 #                          examples/models on ports 8000 (HTTP), 8001 (gRPC), 8002 (metrics)
 #   make install           install the release build under PREFIX (default /usr/local; DESTDIR
-#                          is honoured): bin/inferd, lib/backends/, lib/libinferd.so (the embedding
+#                          is honoured): bin/inferd, bin/tritonserver (a symlink: Triton's
+#                          command line), lib/backends/, lib/libinferd.so (the embedding
 #                          C API), include/inferd/, lib/pkgconfig/inferd.pc, lib/cmake/inferd/
 #   make test              unit + integration tests, release and ASan+UBSan builds
 #   make test-unit         C++ unit tests (ctest) of the release build
@@ -57,7 +59,7 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)
 FORMAT_DIRS := $(wildcard src include tests/unit bench examples)
 CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google, ColumnLimit: 100})
 
-.PHONY: setup build build-serving serve install test test-unit test-python test-embed embed-install \
+.PHONY: setup setup-serving build build-serving serve install test test-unit test-python test-embed embed-install \
         test-integration asan asan-build \
         asan-test-unit asan-test-integration bench bench-transport bench-batching \
         bench-lifecycle bench-backends bench-pipelines bench-streaming bench-zero-copy bench-cache bench-scheduler bench-peers tsan tsan-build format clean
@@ -65,21 +67,23 @@ CLANG_FORMAT_STYLE := $(if $(wildcard .clang-format),file,{BasedOnStyle: Google,
 setup:
 	@scripts/setup.sh
 
+setup-serving:
+	@scripts/setup.sh serving
+
 build: setup
 	cmake --preset release
 	cmake --build --preset release
 
 # Only what serving needs (the `serving` target: server and backends), not the
 # test binaries; `make build` and `make test` build everything.
-build-serving: setup
+build-serving: setup-serving
 	cmake --preset release
 	cmake --build --preset release --target serving
 
-# Python models run on Debian's python3 (with python3-numpy, from setup) unless
-# INFERD_PYTHON names another interpreter.
+# Python models run on the first python3 with numpy (Debian's, with python3-numpy
+# from setup, when PATH's first lacks it) unless INFERD_PYTHON names another.
 serve: build-serving
-	INFERD_PYTHON="$${INFERD_PYTHON:-$$(command -v /usr/bin/python3 || command -v python3)}" \
-	  build/bin/inferd serve --model-repository examples/models
+	build/bin/inferd serve --model-repository examples/models
 
 # The server, its backends, the backend ABI headers, the embedding library
 # (libinferd.so, inferd.h, inferd.pc) and the CMake package that out-of-tree

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # `cmake --install <build> --prefix P` (and `make install`) lays out:
-#   P/bin/inferd
+#   P/bin/inferd, P/bin/tritonserver (a symlink to it)
 #   P/lib/backends/<name>/libinferd_<name>.so   the server's default --backend-directory
 #   P/lib/libinferd.so.<major>                  the embedding C API (inferd/inferd.h)
 #   P/lib/pkgconfig/inferd.pc                   pkg-config --cflags --libs inferd
@@ -28,6 +28,11 @@ install(TARGETS inferd_backend_api EXPORT inferdTargets)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/inferd
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(TARGETS inferd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# P/bin/tritonserver -> inferd: started by that name it runs `inferd serve`
+# (src/cmd/main.cc), so manifests written for Triton run unchanged.
+install(CODE "execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink inferd
+  \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/tritonserver\")
+  message(STATUS \"Installing: \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/tritonserver -> inferd\")")
 
 # libinferd.so (src/capi) with its SONAME link and the development link.
 install(TARGETS inferd_capi EXPORT inferdTargets LIBRARY DESTINATION lib)

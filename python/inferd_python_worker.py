@@ -25,7 +25,30 @@ def _refuse(message: str) -> int:
     return 1
 
 
+def _name_process(argv: list) -> None:
+    """Names the process after its model and instance (`--model M --instance I`
+    from the server), for ps -o comm, top and /proc/PID/comm; the full
+    command line already shows them. Linux keeps 15 bytes: the instance
+    suffix is kept, the model name cut."""
+    try:
+        model = argv[argv.index("--model") + 1]
+        instance = argv[argv.index("--instance") + 1]
+    except (ValueError, IndexError):
+        return
+    suffix = f"#{instance}"
+    name = (model[: max(1, 15 - len(suffix))] + suffix).encode("utf-8", "replace")[:15]
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_name = 15
+        libc.prctl(pr_set_name, ctypes.c_char_p(name), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux, or no libc symbol: the command line still tells
+
+
 def main() -> int:
+    _name_process(sys.argv)
     try:
         import numpy  # noqa: F401  (checked before the package needs it)
     except ImportError as error:

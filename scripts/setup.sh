@@ -4,40 +4,68 @@
 # the Python virtualenv (.venv) with the test clients and perf_analyzer, and the
 # example models. Idempotent: each step checks first, so a second run does nothing
 # and takes well under a second or two. Versions are explained in docs/dependencies.md.
+#
+#   scripts/setup.sh           everything: building, serving and every test tier
+#   scripts/setup.sh serving   only what building the server and serving examples/models
+#                              need (`make serve`): no test-only Debian packages, a .venv with
+#                              just the model generators' packages, no perf_analyzer, no test
+#                              data. A later full run adds the rest.
 set -euo pipefail
+
+PROFILE=${1:-all}
+case "$PROFILE" in
+  all | serving) ;;
+  *) echo "usage: scripts/setup.sh [serving]" >&2; exit 2 ;;
+esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 log() { printf '[setup] %s\n' "$*"; }
+START=$SECONDS
+# step NAME: logs the start of a long step and how long the previous one took,
+# so that a first run's wait is visible.
+step() { log "$* ($((SECONDS - START)) s so far)"; }
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 # --- Debian packages -------------------------------------------------------------
+# What building and serving need (both profiles).
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   protobuf-compiler libprotobuf-dev protobuf-compiler-grpc libgrpc++-dev
   libboost-dev libboost-system-dev libabsl-dev libspdlog-dev libfmt-dev libcli11-dev
   libsimdjson-dev rapidjson-dev zlib1g-dev
   libxxhash-dev  # the response cache's 128-bit key hash (src/server/response_cache_key.cc)
-  libgtest-dev libgmock-dev googletest libbenchmark-dev clang-format
-  python3-venv python3-dev curl wrk
-  libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d
-  prometheus  # tests/integration/test_metrics.py scrapes inferd with a real Prometheus
-  libjpeg-dev libpng-dev  # examples/backends/image_preprocess (tests/integration/test_custom_backend.py)
-  # The LibTorch backend (src/backends/pytorch) builds only when find_package(Torch)
-  # succeeds; python3-torch (same 1.13 release) makes its test models with /usr/bin/python3.
-  libtorch-dev python3-torch
+  # CMake's configure step finds GoogleTest (the unit tests are on by default);
+  # headers and sources only, a few hundred kilobytes.
+  libgtest-dev libgmock-dev googletest
+  python3-venv python3-dev curl
   # The Python backend's workers run python3 (or the model's EXECUTION_ENV_PATH)
   # with the inferd_python package, which needs numpy.
   python3-numpy
   # The example OCR pipeline's Python models (examples/models/ocr_*) decode and
   # crop images with Pillow on the workers' python3.
   python3-pil
+)
+# Only the tests and benchmarks need these (the full profile).
+TEST_APT_PACKAGES=(
+  libbenchmark-dev clang-format wrk
+  libb64-0d  # perf_analyzer (tritonclient 2.51.0 build) links libb64.so.0d
+  prometheus  # tests/integration/test_metrics.py scrapes inferd with a real Prometheus
+  libjpeg-dev libpng-dev  # examples/backends/image_preprocess (tests/integration/test_custom_backend.py)
+  # The LibTorch backend (src/backends/pytorch) builds only when find_package(Torch)
+  # succeeds; python3-torch (same 1.13 release) makes its test models with /usr/bin/python3.
+  # No example model uses it, so serving goes without (a later full setup adds it, and
+  # the next build configures it in).
+  libtorch-dev python3-torch
   # The OCR tests and benchmark render their test images with DejaVu fonts.
   fonts-dejavu-core
 )
+if [ "$PROFILE" = all ]; then
+  APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}")
+fi
 # Node/npm may come from elsewhere (e.g. NodeSource, which bundles npm); Debian's
 # npm package would conflict with that, so only ask for them when npm is absent.
 if ! command -v npm >/dev/null 2>&1; then
@@ -54,10 +82,11 @@ install_apt_packages() {
   if [ ${#missing[@]} -eq 0 ]; then
     return 0
   fi
-  log "installing Debian packages: ${missing[*]}"
+  step "installing ${#missing[@]} Debian packages (on a fresh machine the longest step;" \
+    "apt lists each package as it unpacks it): ${missing[*]}"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "${missing[@]}"
+    -o Dpkg::Progress-Fancy=0 -o Dpkg::Use-Pty=0 "${missing[@]}"
   if printf '%s\n' "${missing[@]}" | grep -qxF prometheus; then
     disable_prometheus_service
   fi
@@ -81,6 +110,9 @@ disable_prometheus_service() {
 VENV="$ROOT/.venv"
 REQUIREMENTS="$ROOT/tests/requirements.txt"
 TFS_CLIENT="tensorflow-serving-api==2.21.0"
+# The serving profile's subset of it: what scripts/fetch_models.sh runs
+# (examples/make_models.py, examples/silero_vad/make_model.py), same pins.
+SERVING_REQUIREMENTS="$ROOT/scripts/requirements-serving.txt"
 DOWNLOADS="$ROOT/.deps/downloads"
 
 # Debian's own interpreter when present (a clean Debian 12 box); else whatever
@@ -93,20 +125,26 @@ setup_venv() {
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
   fi
-  local hash stamp
+  local hash stamp serving_stamp requirements=$REQUIREMENTS
   hash=$( (cat "$REQUIREMENTS"; echo "$TFS_CLIENT") | sha256sum | cut -c1-16)
   stamp="$VENV/.stamp-$hash"
-  if [ -f "$stamp" ]; then
+  serving_stamp="$VENV/.stamp-serving-$(sha256sum "$SERVING_REQUIREMENTS" | cut -c1-16)"
+  # The full set holds the serving one.
+  if [ -f "$stamp" ] || { [ "$PROFILE" = serving ] && [ -f "$serving_stamp" ]; }; then
     return 0
   fi
-  log "installing Python packages from tests/requirements.txt"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQUIREMENTS"
-  # TF Serving's own Python client for tests/integration/test_tfserving.py, without its
-  # TensorFlow dependency (its modules need only protobuf and grpcio; tfs_protos.py compiles
-  # the TensorFlow protos they import).
-  log "installing $TFS_CLIENT (--no-deps)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$TFS_CLIENT"
-  rm -f "$VENV"/.stamp-*
+  if [ "$PROFILE" = serving ]; then requirements=$SERVING_REQUIREMENTS; stamp=$serving_stamp; fi
+  step "installing $(grep -c '^[A-Za-z]' "$requirements") Python packages from" \
+    "${requirements#"$ROOT"/} into .venv"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+  if [ "$PROFILE" = all ]; then
+    # TF Serving's own Python client for tests/integration/test_tfserving.py, without its
+    # TensorFlow dependency (its modules need only protobuf and grpcio; tfs_protos.py compiles
+    # the TensorFlow protos they import).
+    step "installing $TFS_CLIENT (--no-deps)"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$TFS_CLIENT"
+    rm -f "$VENV"/.stamp-*
+  fi
   touch "$stamp"
 }
 
@@ -158,7 +196,7 @@ setup_perf_analyzer() {
   if [ -f "$stamp" ] && [ -x "$VENV/bin/perf_analyzer" ]; then
     return 0
   fi
-  log "installing perf_analyzer from tritonclient $PA_TRITONCLIENT"
+  step "installing perf_analyzer from tritonclient $PA_TRITONCLIENT"
   fetch_wheel "tritonclient==$PA_TRITONCLIENT" "$PA_TRITONCLIENT_WHEEL" "$PA_TRITONCLIENT_SHA256"
   fetch_wheel "nvidia-cuda-runtime-cu12==$PA_CUDART" "$PA_CUDART_WHEEL" "$PA_CUDART_SHA256"
   rm -rf "$dir"
@@ -188,6 +226,13 @@ if [ -f scripts/fetch_onnxruntime.sh ]; then
   bash scripts/fetch_onnxruntime.sh
 fi
 setup_venv
-setup_perf_analyzer
+if [ "$PROFILE" = all ]; then
+  setup_perf_analyzer
+fi
 bash scripts/fetch_models.sh
-bash scripts/fetch_testdata.sh
+if [ "$PROFILE" = all ]; then
+  bash scripts/fetch_testdata.sh
+fi
+if [ $((SECONDS - START)) -gt 2 ]; then
+  log "done in $((SECONDS - START)) s"
+fi

@@ -155,7 +155,7 @@ extern "C" {
 
 /* The ABI version of this header (see "Versioning" above). */
 #define INFERD_BACKEND_API_VERSION_MAJOR 1
-#define INFERD_BACKEND_API_VERSION_MINOR 4
+#define INFERD_BACKEND_API_VERSION_MINOR 5
 
 /* Marks the functions a backend exports. Build with -fvisibility=hidden (or
  * a version script) so that nothing else leaks out of the library. */
@@ -255,6 +255,13 @@ typedef struct INFERD_ModelSpec {
    * answers each request with any number of responses through
    * api->RequestSendResponse (see there). */
   int32_t decoupled;
+  /* ---- Since minor version 5 (check struct_size before reading). ---- */
+  /* The server's settings for this model's backend: each
+   * `--backend-config=<backend>,<key>=<value>` naming it, in command-line
+   * order (Triton's backend configuration). The same for every model of the
+   * backend; the model's own `parameters` are above. */
+  const INFERD_Parameter* backend_config;
+  size_t backend_config_count;
 } INFERD_ModelSpec;
 
 /* Flags of a response (RequestSendResponse, INFERD_InferResponseFn): the

@@ -68,15 +68,15 @@ bool NeedsCompletion(const inference::ModelConfig& config) {
   return config.input_size() + config.batch_input_size() == 0 || config.output_size() == 0;
 }
 
-absl::Status CompleteModelConfig(const INFERD_Signature& signature,
-                                 inference::ModelConfig& config) {
+absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::ModelConfig& config,
+                                 int32_t default_max_batch_size) {
   if (!NeedsCompletion(config)) return absl::OkStatus();
   if (auto status = CheckTypes(signature); !status.ok()) return status;
   if (signature.max_batch_size) {
     // The backend knows (ABI 1.2); a value in the config still wins.
     if (config.max_batch_size() == 0) config.set_max_batch_size(*signature.max_batch_size);
   } else if (CanBatch(signature)) {
-    if (config.max_batch_size() == 0) config.set_max_batch_size(kDefaultMaxBatchSize);
+    if (config.max_batch_size() == 0) config.set_max_batch_size(default_max_batch_size);
     if (config.max_batch_size() > 1 && !config.has_dynamic_batching() &&
         !config.has_sequence_batching()) {
       config.mutable_dynamic_batching();

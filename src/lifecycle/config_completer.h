@@ -16,8 +16,11 @@ inline constexpr int32_t kDefaultMaxBatchSize = 4;
 // Whether auto-complete has anything to do: the config lacks inputs or outputs.
 bool NeedsCompletion(const inference::ModelConfig& config);
 
-// Fills max_batch_size, input, output and dynamic_batching from `signature`.
+// Fills max_batch_size, input, output and dynamic_batching from `signature`;
+// a model that can batch gets `default_max_batch_size` unless its config sets
+// one (Triton's --backend-config=default-max-batch-size; 0: no batching).
 // InvalidArgument when the config asks to batch a model that cannot.
-absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::ModelConfig& config);
+absl::Status CompleteModelConfig(const INFERD_Signature& signature, inference::ModelConfig& config,
+                                 int32_t default_max_batch_size = kDefaultMaxBatchSize);
 
 }  // namespace inferd::lifecycle

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_system.h"
 #include "base/logging.h"
@@ -55,6 +56,21 @@ std::vector<int64_t> DefaultPolicyVersions(const std::string& model_dir) {
                                     repository::ListVersions(model_dir));
 }
 
+backends::BackendSettings ModelLoader::BackendSettingsFor(const std::string& backend) const {
+  const auto it = options_.backend_config.find(backend);
+  return it == options_.backend_config.end() ? backends::BackendSettings{} : it->second;
+}
+
+int32_t ModelLoader::DefaultMaxBatchSize(const std::string& backend) const {
+  int32_t value = options_.default_max_batch_size;
+  for (const auto& [key, text] : BackendSettingsFor(backend)) {
+    int32_t parsed = 0;
+    // The command line checked it (cmd/backend_config.cc).
+    if (key == "default-max-batch-size" && absl::SimpleAtoi(text, &parsed)) value = parsed;
+  }
+  return value;
+}
+
 absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> ModelLoader::Library(
     const std::string& name) {
   base::MutexLock lock(&mu_);
@@ -93,9 +109,11 @@ absl::StatusOr<PreparedModel> ModelLoader::Prepare(const ModelSource& location) 
   if (options_.auto_complete_config && !ensemble && NeedsCompletion(config)) {
     INFERD_ASSIGN_OR_RETURN(auto library, Library(config.backend()));
     backends::ModelSpecStorage spec(config, versions.back(), location.directory,
-                                    ModelPath(location.directory, versions.back(), config), 1);
+                                    ModelPath(location.directory, versions.back(), config), 1,
+                                    nullptr, BackendSettingsFor(config.backend()));
     INFERD_ASSIGN_OR_RETURN(auto signature, backends::DescribeModel(*library, spec));
-    INFERD_RETURN_IF_ERROR(CompleteModelConfig(signature, config));
+    INFERD_RETURN_IF_ERROR(
+        CompleteModelConfig(signature, config, DefaultMaxBatchSize(config.backend())));
   }
   INFERD_RETURN_IF_ERROR(repository::ValidateModelConfig(config, config_path));
   repository::NormalizeModelConfig(config);
@@ -125,9 +143,9 @@ absl::StatusOr<std::unique_ptr<ModelVersion>> ModelLoader::LoadVersion(
   INFERD_ASSIGN_OR_RETURN(auto library, Library(config->backend()));
   const int instances = TotalInstances(*config);
   const int intra_op_threads = std::max(1, options_.cpu_cores / instances);
-  auto spec = std::make_unique<backends::ModelSpecStorage>(*config, version, model_dir,
-                                                           ModelPath(model_dir, version, *config),
-                                                           intra_op_threads, &server_handle_);
+  auto spec = std::make_unique<backends::ModelSpecStorage>(
+      *config, version, model_dir, ModelPath(model_dir, version, *config), intra_op_threads,
+      &server_handle_, BackendSettingsFor(config->backend()));
   INFERD_ASSIGN_OR_RETURN(auto backend_model,
                           backends::BackendModel::Create(library, std::move(spec)));
   std::vector<std::unique_ptr<backends::BackendInstance>> created;

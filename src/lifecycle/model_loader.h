@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/abi/backend_library.h"
+#include "backends/abi/backend_model.h"
 #include "backends/abi/server_api.h"
 #include "base/mutex.h"
 #include "core/inference_submitter.h"
@@ -38,6 +39,11 @@ struct LoaderOptions {
   // The server has a response cache (--cache-config): a model asking for
   // `response_cache` without one loads, with a warning.
   bool response_cache = false;
+  // --backend-config settings by backend name, handed to that backend's models.
+  std::map<std::string, backends::BackendSettings> backend_config;
+  // Auto-complete's max_batch_size for a model that can batch, unless its
+  // backend's settings hold default-max-batch-size.
+  int32_t default_max_batch_size = 4;
 };
 
 // Where a model comes from.
@@ -78,6 +84,8 @@ class ModelLoader {
 
  private:
   absl::StatusOr<std::shared_ptr<backends::BackendLibrary>> Library(const std::string& name);
+  backends::BackendSettings BackendSettingsFor(const std::string& backend) const;
+  int32_t DefaultMaxBatchSize(const std::string& backend) const;
 
   const LoaderOptions options_;
   // INFERD_ModelSpec::server of every model this loader creates.

@@ -72,6 +72,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
     server->response_cache_ = std::make_unique<ResponseCache>(options.response_cache_bytes);
     manager_options.loader.response_cache = true;
   }
+  manager_options.loader.backend_config = options.backend_config;
+  manager_options.loader.default_max_batch_size = options.default_max_batch_size;
   manager_options.mode = options.model_control_mode;
   manager_options.startup_models = options.startup_models;
   manager_options.poll_interval = std::chrono::milliseconds(
@@ -93,6 +95,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
 void Server::LoadStartupModels() {
   if (!models_->StartupDone()) models_->LoadStartupModels();
 }
+
+bool Server::StartupModelsReady() const { return models_->AllReady(); }
 
 // Live until the process stops for good: neither loading nor a drain in
 // progress makes a liveness probe restart the container.

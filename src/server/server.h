@@ -105,6 +105,10 @@ class Server final : public core::InferenceSubmitter {
   // (blocks until done; a no-op otherwise).
   void LoadStartupModels();
 
+  // Every model start-up asked for is READY (whatever --strict-readiness
+  // says); for --exit-on-error once LoadStartupModels returned.
+  bool StartupModelsReady() const;
+
   bool IsLive() const;
   // Live and every model that was asked for loaded (none UNAVAILABLE or LOADING).
   bool IsReady() const;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model_stats.h"
@@ -56,6 +58,13 @@ struct ServerOptions {
   // the instance threads (the default until its HTTP throughput at
   // concurrency 1 is understood: docs/architecture.md, "Threading").
   int64_t inline_execution_max_us = 0;
+  // Settings handed to a backend's models (Triton's --backend-config), by
+  // backend name: (key, value) in command-line order.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> backend_config;
+  // Auto-complete's max_batch_size for a model that can batch when neither
+  // its config nor its backend's settings say (Triton's
+  // --backend-config=default-max-batch-size=N).
+  int default_max_batch_size = 4;
 };
 
 }  // namespace inferd

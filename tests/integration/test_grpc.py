@@ -88,7 +88,7 @@ def test_health_watch_is_unimplemented(server):
 
 def test_server_metadata(client):
     metadata = client.get_server_metadata(as_json=True)
-    assert metadata["name"] == "inferd"
+    assert metadata["name"] == "triton"  # --id's default, as Triton's
     assert metadata["version"]
     assert isinstance(metadata.get("extensions", []), list)
 

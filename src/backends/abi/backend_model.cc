@@ -9,13 +9,15 @@ namespace inferd::backends {
 
 ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t version,
                                    std::string model_directory, std::string model_path,
-                                   int32_t default_intra_op_threads, INFERD_Server* server)
+                                   int32_t default_intra_op_threads, INFERD_Server* server,
+                                   BackendSettings backend_config)
     : name_(config.name()),
       model_directory_(std::move(model_directory)),
       model_path_(std::move(model_path)),
       // As Triton prints it (and GET /v2/models/m/config shows it): Python
       // models index it by field name and expect numbers and defaults.
-      config_json_(core::ModelConfigToJson(config)) {
+      config_json_(core::ModelConfigToJson(config)),
+      backend_config_(std::move(backend_config)) {
   for (const auto& in : config.input()) {
     inputs_.push_back({in.name(),
                        {in.dims().begin(), in.dims().end()},
@@ -57,6 +59,10 @@ ModelSpecStorage::ModelSpecStorage(const inference::ModelConfig& config, int64_t
   spec_.config_json = config_json_.c_str();
   spec_.server = server;
   spec_.decoupled = config.model_transaction_policy().decoupled() ? 1 : 0;
+  for (const auto& [key, value] : backend_config_)
+    backend_config_specs_.push_back({key.c_str(), value.c_str()});
+  spec_.backend_config = backend_config_specs_.data();
+  spec_.backend_config_count = backend_config_specs_.size();
 }
 
 namespace {

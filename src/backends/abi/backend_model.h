@@ -18,12 +18,16 @@ namespace inferd::backends {
 
 class BackendInstance;
 
+// A backend's --backend-config settings (key, value), in command-line order.
+using BackendSettings = std::vector<std::pair<std::string, std::string>>;
+
 // Storage behind an INFERD_ModelSpec built from a ModelConfig.
 class ModelSpecStorage {
  public:
   ModelSpecStorage(const inference::ModelConfig& config, int64_t version,
                    std::string model_directory, std::string model_path,
-                   int32_t default_intra_op_threads, INFERD_Server* server = nullptr);
+                   int32_t default_intra_op_threads, INFERD_Server* server = nullptr,
+                   BackendSettings backend_config = {});
   ModelSpecStorage(const ModelSpecStorage&) = delete;
   ModelSpecStorage& operator=(const ModelSpecStorage&) = delete;
   const INFERD_ModelSpec& spec() const { return spec_; }
@@ -46,6 +50,8 @@ class ModelSpecStorage {
   std::vector<INFERD_TensorSpec> input_specs_, output_specs_;
   std::vector<std::pair<std::string, std::string>> parameters_;
   std::vector<INFERD_Parameter> parameter_specs_;
+  BackendSettings backend_config_;
+  std::vector<INFERD_Parameter> backend_config_specs_;
   INFERD_ModelSpec spec_{};
 };
 

@@ -73,6 +73,14 @@ StatusOr<SessionConfig> ParseSessionConfig(const INFERD_ModelSpec& spec) {
   // The server sizes default_intra_op_threads so that all instances fit the
   // cores; without a suggestion, one thread rather than ORT's all-cores pool.
   config.intra_op_threads = spec.default_intra_op_threads > 0 ? spec.default_intra_op_threads : 1;
+  // --backend-config=onnxruntime,intra_op_thread_count=N (and inter_op_):
+  // Triton's server-wide defaults; the model's parameters below win.
+  for (size_t i = 0; i < spec.backend_config_count; ++i) {
+    const INFERD_Parameter& setting = spec.backend_config[i];
+    const std::string_view key = setting.key;
+    if (key != "intra_op_thread_count" && key != "inter_op_thread_count") continue;
+    INFERD_ORT_RETURN_IF_ERROR(ApplyParameter(key, setting.value, config));
+  }
   for (size_t i = 0; i < spec.parameter_count; ++i) {
     const INFERD_Parameter& parameter = spec.parameters[i];
     if (parameter.key == nullptr || parameter.value == nullptr) continue;

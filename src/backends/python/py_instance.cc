@@ -158,7 +158,13 @@ Status PyInstance::Start() {
 }
 
 Status PyInstance::StartWorker() {
-  StatusOr<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(model_.command);
+  // The model and instance on the command line, so that ps tells workers
+  // apart (the worker also names its thread after them: inferd_python_worker.py).
+  WorkerCommand command = model_.command;
+  command.arguments.insert(command.arguments.end(),
+                           {"--model", model_.name, "--version", std::to_string(model_.version),
+                            "--instance", std::to_string(index_)});
+  StatusOr<std::unique_ptr<WorkerProcess>> started = WorkerProcess::Start(command);
   if (!started.ok()) return started.status();
   worker_ = std::move(*started);
   if (region_ == nullptr && !region_failed_ && model_.params.shm_mode != ShmMode::kNone) {

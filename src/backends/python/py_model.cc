@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 
+#include "py_interpreter.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
@@ -30,6 +31,15 @@ std::string_view Parameter(const INFERD_ModelSpec& spec, std::string_view key) {
     if (key == spec.parameters[i].key) return spec.parameters[i].value;
   }
   return {};
+}
+
+// The last --backend-config=python,<key>=... (a later flag wins).
+std::string_view BackendSetting(const INFERD_ModelSpec& spec, std::string_view key) {
+  std::string_view value;
+  for (size_t i = 0; i < spec.backend_config_count; ++i) {
+    if (key == spec.backend_config[i].key) value = spec.backend_config[i].value;
+  }
+  return value;
 }
 
 StatusOr<uint64_t> ParseUnsigned(std::string_view key, std::string_view text) {
@@ -86,13 +96,12 @@ bool IsExecutableFile(const fs::path& path) {
   return fs::is_regular_file(path, error) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// EXECUTION_ENV_PATH → the interpreter it names (see PyParameters).
+// EXECUTION_ENV_PATH → the interpreter it names (see PyParameters); unset:
+// the server-wide default (py_interpreter.h).
 StatusOr<std::string> ResolveInterpreter(const std::string& execution_env,
-                                         const std::string& model_directory) {
-  if (execution_env.empty()) {
-    const char* configured = std::getenv("INFERD_PYTHON");
-    return std::string(configured != nullptr && *configured != '\0' ? configured : "python3");
-  }
+                                         const std::string& model_directory,
+                                         const std::string& default_interpreter) {
+  if (execution_env.empty()) return DefaultInterpreter(default_interpreter).path;
   std::string text = execution_env;
   const std::string token = "$$TRITON_MODEL_DIRECTORY";
   for (size_t at = text.find(token); at != std::string::npos; at = text.find(token)) {
@@ -159,6 +168,19 @@ void WriteString(rapidjson::Writer<rapidjson::StringBuffer>& writer, std::string
 StatusOr<PyParameters> ParseParameters(const INFERD_ModelSpec& spec) {
   PyParameters params;
   params.execution_env = std::string(Parameter(spec, "EXECUTION_ENV_PATH"));
+  params.default_interpreter = std::string(BackendSetting(spec, "interpreter"));
+  // Triton's Python backend settings are defaults; the model's parameters win.
+  if (std::string_view text = BackendSetting(spec, "shm-default-byte-size"); !text.empty()) {
+    StatusOr<uint64_t> bytes = ParseUnsigned("--backend-config=python,shm-default-byte-size", text);
+    if (!bytes.ok()) return bytes.status();
+    params.region_bytes = *bytes;
+  }
+  if (std::string_view text = BackendSetting(spec, "stub-timeout-seconds"); !text.empty()) {
+    StatusOr<std::chrono::milliseconds> value =
+        ParseSeconds("--backend-config=python,stub-timeout-seconds", text);
+    if (!value.ok()) return value.status();
+    params.initialize_timeout = *value;
+  }
   const std::string_view mode = Parameter(spec, "shared_memory");
   const std::optional<ShmMode> parsed = ParseShmMode(mode);
   if (!parsed) {
@@ -203,10 +225,12 @@ uint64_t EstimateRegionBytes(const INFERD_ModelSpec& spec, uint64_t max_region_b
   return std::min(std::max(wanted, kMiB), max_region_bytes);
 }
 
-StatusOr<WorkerCommand> MakeWorkerCommand(const std::string& execution_env,
+StatusOr<WorkerCommand> MakeWorkerCommand(const PyParameters& params,
                                           const std::string& model_directory,
                                           int32_t default_threads) {
-  StatusOr<std::string> interpreter = ResolveInterpreter(execution_env, model_directory);
+  const std::string& execution_env = params.execution_env;
+  StatusOr<std::string> interpreter =
+      ResolveInterpreter(execution_env, model_directory, params.default_interpreter);
   if (!interpreter.ok()) return interpreter.status();
   const std::string package_directory = LibraryDirectory();
   if (package_directory.empty() ||
@@ -264,8 +288,8 @@ StatusOr<std::unique_ptr<PyModel>> CreatePyModel(const INFERD_ServerApi& api,
   StatusOr<PyParameters> params = ParseParameters(spec);
   if (!params.ok()) return params.status();
   model->params = *params;
-  StatusOr<WorkerCommand> command = MakeWorkerCommand(
-      model->params.execution_env, model->model_directory, spec.default_intra_op_threads);
+  StatusOr<WorkerCommand> command =
+      MakeWorkerCommand(model->params, model->model_directory, spec.default_intra_op_threads);
   if (!command.ok()) return command.status();
   model->command = std::move(*command);
   model->initial_region_bytes =

@@ -23,6 +23,9 @@ struct PyParameters {
   // bin/python3 runs the model) or an interpreter; relative to the model
   // folder; $$TRITON_MODEL_DIRECTORY is replaced by the model folder.
   std::string execution_env;
+  // --python / --backend-config=python,interpreter=...: the interpreter when
+  // EXECUTION_ENV_PATH is unset and INFERD_PYTHON is too (py_interpreter.h).
+  std::string default_interpreter;
   ShmMode shm_mode = ShmMode::kAuto;       // shared_memory: auto | dev-shm | none
   uint64_t region_bytes = 0;               // shm_region_bytes; 0: sized from the config
   uint64_t max_region_bytes = 1ull << 30;  // shm_max_region_bytes
@@ -66,10 +69,10 @@ std::string InitMessageJson(const PyModel& model, uint32_t index);
 // batch plus outputs still being sent), clamped to [1 MiB, max].
 uint64_t EstimateRegionBytes(const INFERD_ModelSpec& spec, uint64_t max_region_bytes);
 
-// The worker command for `interpreter` (resolved EXECUTION_ENV_PATH, or the
-// default): `-m inferd_python.worker`, and the server's environment with
-// PYTHONPATH led by this backend's Python package folder.
-StatusOr<WorkerCommand> MakeWorkerCommand(const std::string& execution_env,
+// The worker command for the model's interpreter (EXECUTION_ENV_PATH
+// resolved, or the default): `-m inferd_python_worker`, and the server's
+// environment with PYTHONPATH led by this backend's Python package folder.
+StatusOr<WorkerCommand> MakeWorkerCommand(const PyParameters& params,
                                           const std::string& model_directory,
                                           int32_t default_threads);
 

@@ -43,8 +43,12 @@ class FrontendCore {
   absl::Status Start() {
     // Bind everything before starting anything, so that a failure leaves
     // nothing running.
-    auto listener = Listener::Create(io_, context_);
-    if (!listener.ok()) return listener.status();
+    std::shared_ptr<Listener> listener;
+    if (context_->options.serve_kserve) {
+      auto created = Listener::Create(io_, context_);
+      if (!created.ok()) return created.status();
+      listener = *std::move(created);
+    }
     std::vector<std::shared_ptr<Listener>> side_listeners;
     for (size_t i = 0; i < side_contexts_.size(); ++i) {
       auto side = Listener::Create(io_, side_contexts_[i]);
@@ -55,9 +59,9 @@ class FrontendCore {
       }
       side_listeners.push_back(*std::move(side));
     }
-    listener_ = *std::move(listener);
+    listener_ = std::move(listener);
     side_listeners_ = std::move(side_listeners);
-    listener_->Start();
+    if (listener_) listener_->Start();
     for (const auto& side : side_listeners_) side->Start();
     const int threads = std::max(1, context_->options.threads);
     for (int i = 0; i < threads; ++i) {
@@ -67,8 +71,10 @@ class FrontendCore {
         ++threads_done_;
       });
     }
-    INFERD_LOG_INFO("{}: listening on {}:{} with {} I/O thread(s)", context_->options.name,
-                    context_->options.host, listener_->port(), threads);
+    if (listener_) {
+      INFERD_LOG_INFO("{}: listening on {}:{} with {} I/O thread(s)", context_->options.name,
+                      context_->options.host, listener_->port(), threads);
+    }
     for (size_t i = 0; i < side_listeners_.size(); ++i) {
       INFERD_LOG_INFO("{}: listening on {}:{} (HTTP I/O threads)", side_names_[i],
                       side_contexts_[i]->options.host, side_listeners_[i]->port());

@@ -43,6 +43,9 @@ struct HttpOptions {
   // decoded from its `data` arrays (Triton's --http-max-input-size). Binary
   // tensor data does not count.
   size_t max_json_input_bytes = 64 << 20;
+  // false: the KServe endpoint does not listen, only the side endpoints do
+  // (Triton's --allow-http=false with metrics still served).
+  bool serve_kserve = true;
 };
 
 // A plain HTTP endpoint on an address of its own, served by the frontend's

@@ -4,12 +4,27 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <utility>
+
 namespace inferd::cmd {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string Level(TritonLogFlags flags) {
+// The flags with only these set (the others as if not given).
+TritonLogFlags Given(std::optional<std::string> verbose, std::optional<bool> info = std::nullopt,
+                     std::optional<bool> warning = std::nullopt,
+                     std::optional<bool> error = std::nullopt) {
+  TritonLogFlags flags;
+  flags.verbose = std::move(verbose);
+  flags.info = info;
+  flags.warning = warning;
+  flags.error = error;
+  return flags;
+}
+
+std::string Level(const TritonLogFlags& flags) {
   absl::StatusOr<std::string> level = LevelFromTritonFlags(flags);
   return level.ok() ? *level : "error: " + std::string(level.status().message());
 }
@@ -24,26 +39,27 @@ TEST(LogFlagsTest, TritonBooleans) {
 }
 
 TEST(LogFlagsTest, VerboseLevels) {
-  EXPECT_EQ(Level({.verbose = "0"}), "info");
-  EXPECT_EQ(Level({.verbose = "1"}), "debug");
-  EXPECT_EQ(Level({.verbose = "2"}), "trace");
-  EXPECT_EQ(Level({.verbose = "true"}), "debug");
-  EXPECT_EQ(Level({.verbose = "false"}), "info");
-  EXPECT_THAT(Level({.verbose = "-1"}), HasSubstr("--log-verbose=-1"));
-  EXPECT_THAT(Level({.verbose = "loud"}), HasSubstr("expected a level >= 0"));
+  EXPECT_EQ(Level(Given("0")), "info");
+  EXPECT_EQ(Level(Given("1")), "debug");
+  EXPECT_EQ(Level(Given("2")), "trace");
+  EXPECT_EQ(Level(Given("true")), "debug");
+  EXPECT_EQ(Level(Given("false")), "info");
+  EXPECT_THAT(Level(Given("-1")), HasSubstr("--log-verbose=-1"));
+  EXPECT_THAT(Level(Given("loud")), HasSubstr("expected a level >= 0"));
 }
 
 TEST(LogFlagsTest, LevelsTurnOffFromTheBottomUp) {
-  EXPECT_EQ(Level({.info = true}), "info");
-  EXPECT_EQ(Level({.info = false}), "warn");
-  EXPECT_EQ(Level({.info = false, .warning = false}), "error");
-  EXPECT_EQ(Level({.info = false, .warning = false, .error = false}), "off");
+  EXPECT_EQ(Level(Given(std::nullopt, true)), "info");
+  EXPECT_EQ(Level(Given(std::nullopt, false)), "warn");
+  EXPECT_EQ(Level(Given(std::nullopt, false, false)), "error");
+  EXPECT_EQ(Level(Given(std::nullopt, false, false, false)), "off");
 }
 
 TEST(LogFlagsTest, RefusesWhatOneThresholdCannotShow) {
-  EXPECT_THAT(Level({.warning = false}), HasSubstr("from the bottom up"));
-  EXPECT_THAT(Level({.info = false, .error = false}), HasSubstr("from the bottom up"));
-  EXPECT_THAT(Level({.verbose = "1", .info = false}), HasSubstr("from the bottom up"));
+  EXPECT_THAT(Level(Given(std::nullopt, std::nullopt, false)), HasSubstr("from the bottom up"));
+  EXPECT_THAT(Level(Given(std::nullopt, false, std::nullopt, false)),
+              HasSubstr("from the bottom up"));
+  EXPECT_THAT(Level(Given("1", false)), HasSubstr("from the bottom up"));
 }
 
 TEST(LogFlagsTest, Formats) {

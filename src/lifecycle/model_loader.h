@@ -40,7 +40,7 @@ struct LoaderOptions {
   // `response_cache` without one loads, with a warning.
   bool response_cache = false;
   // --backend-config settings by backend name, handed to that backend's models.
-  std::map<std::string, backends::BackendSettings> backend_config;
+  std::map<std::string, backends::BackendSettings> backend_config{};
   // Auto-complete's max_batch_size for a model that can batch, unless its
   // backend's settings hold default-max-batch-size.
   int32_t default_max_batch_size = 4;

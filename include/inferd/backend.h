@@ -175,8 +175,8 @@ typedef struct INFERD_Request INFERD_Request;     /* one inference request */
 typedef struct INFERD_Signature INFERD_Signature; /* collects a model file's I/O */
 /* Since minor 3: calls from a backend to other models (see "Calling other
  * models" at INFERD_ServerApi::InferRequestNew). */
-typedef struct INFERD_Server INFERD_Server;             /* the server a model runs in */
-typedef struct INFERD_InferRequest INFERD_InferRequest; /* a request to another model */
+typedef struct INFERD_Server INFERD_Server;               /* the server a model runs in */
+typedef struct INFERD_InferRequest INFERD_InferRequest;   /* a request to another model */
 typedef struct INFERD_InferResponse INFERD_InferResponse; /* its response */
 
 /* Backend-owned opaque objects: the backend defines these structs. */
@@ -454,8 +454,7 @@ typedef struct INFERD_ServerApi {
    * "priority", "timeout" for the target's queue policy). The key and string
    * value are copied; setting a key again replaces its value. They are
    * checked when the request is sent ("triton_" keys are refused). */
-  void (*InferRequestSetIntParameter)(INFERD_InferRequest* request, const char* key,
-                                      int64_t value);
+  void (*InferRequestSetIntParameter)(INFERD_InferRequest* request, const char* key, int64_t value);
   void (*InferRequestSetStringParameter)(INFERD_InferRequest* request, const char* key,
                                          const char* value);
   void (*InferRequestSetBoolParameter)(INFERD_InferRequest* request, const char* key, int value);
@@ -470,9 +469,9 @@ typedef struct INFERD_ServerApi {
   /* A response's outputs, in the order requested (or the target's config
    * order). Every pointer stays valid until InferResponseDelete. */
   size_t (*InferResponseOutputCount)(const INFERD_InferResponse* response);
-  void (*InferResponseOutput)(const INFERD_InferResponse* response, size_t index,
-                              const char** name, INFERD_DataType* datatype, const int64_t** shape,
-                              size_t* shape_count, const void** data, size_t* byte_size);
+  void (*InferResponseOutput)(const INFERD_InferResponse* response, size_t index, const char** name,
+                              INFERD_DataType* datatype, const int64_t** shape, size_t* shape_count,
+                              const void** data, size_t* byte_size);
   /* Frees a response. Its output bytes may live on while the server holds
    * them elsewhere; the backend's pointers are invalid after this call. */
   void (*InferResponseDelete)(INFERD_InferResponse* response);
@@ -499,8 +498,7 @@ typedef struct INFERD_ServerApi {
    * *id the numeric id, or 0; *string_id the string id, or NULL. Both are 0
    * / NULL for a request outside any sequence. The string is owned by the
    * server and valid until the request is completed. */
-  void (*RequestCorrelationId)(const INFERD_Request* request, uint64_t* id,
-                               const char** string_id);
+  void (*RequestCorrelationId)(const INFERD_Request* request, uint64_t* id, const char** string_id);
   /* The request's parameters as a JSON object (as the client sent them;
    * "{}" when none), owned by the server, valid until the request is
    * completed. What Triton's Python backend returns from

@@ -12,7 +12,8 @@ absl::Status SetLogLevel(std::string_view level) {
   // from_str answers "off" for any unknown name, so check the round trip.
   if (parsed == spdlog::level::off && level != "off") {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown log level '", std::string(level), "' (use trace, debug, info, warn, error or off)"));
+        absl::StrCat("unknown log level '", std::string(level),
+                     "' (use trace, debug, info, warn, error or off)"));
   }
   spdlog::set_level(parsed);
   return absl::OkStatus();

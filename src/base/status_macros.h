@@ -9,10 +9,10 @@
 #define INFERD_STATUS_CONCAT_(a, b) INFERD_STATUS_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function when `expr` (an absl::Status) is not OK.
-#define INFERD_RETURN_IF_ERROR(expr)                  \
-  do {                                                \
-    ::absl::Status inferd_status_ = (expr);           \
-    if (!inferd_status_.ok()) return inferd_status_;  \
+#define INFERD_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::absl::Status inferd_status_ = (expr);          \
+    if (!inferd_status_.ok()) return inferd_status_; \
   } while (false)
 
 // `lhs = value of rexpr` when rexpr (an absl::StatusOr) is OK; returns its

@@ -25,8 +25,8 @@ absl::Status ForEachBytesElement(std::string_view encoded, OnElement on_element)
       return absl::InvalidArgumentError("BYTES tensor data ends inside an element length");
     }
     const auto* p = reinterpret_cast<const unsigned char*>(encoded.data() + offset);
-    const uint32_t length = uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) |
-                            (uint32_t{p[3]} << 24);
+    const uint32_t length =
+        uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
     offset += 4;
     if (encoded.size() - offset < length) {
       return absl::InvalidArgumentError("BYTES tensor element runs past the end of its data");

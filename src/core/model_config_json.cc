@@ -65,28 +65,29 @@ void WriteValue(const Message& message, const FieldDescriptor* field, int index,
                         : r->GetUInt64(message, field));
       break;
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      WriteFloatValue(rep ? r->GetRepeatedDouble(message, field, index)
-                          : r->GetDouble(message, field),
-                      false, writer);
+      WriteFloatValue(
+          rep ? r->GetRepeatedDouble(message, field, index) : r->GetDouble(message, field), false,
+          writer);
       break;
     case FieldDescriptor::CPPTYPE_FLOAT:
-      WriteFloatValue(rep ? r->GetRepeatedFloat(message, field, index)
-                          : r->GetFloat(message, field),
-                      true, writer);
+      WriteFloatValue(
+          rep ? r->GetRepeatedFloat(message, field, index) : r->GetFloat(message, field), true,
+          writer);
       break;
     case FieldDescriptor::CPPTYPE_BOOL:
       writer.Bool(rep ? r->GetRepeatedBool(message, field, index) : r->GetBool(message, field));
       break;
     case FieldDescriptor::CPPTYPE_ENUM: {
-      const int number = rep ? r->GetRepeatedEnumValue(message, field, index)
-                             : r->GetEnumValue(message, field);
+      const int number =
+          rep ? r->GetRepeatedEnumValue(message, field, index) : r->GetEnumValue(message, field);
       WriteEnum(field->enum_type()->FindValueByNumber(number), number, writer);
       break;
     }
     case FieldDescriptor::CPPTYPE_STRING: {
       std::string scratch;
-      const std::string& value = rep ? r->GetRepeatedStringReference(message, field, index, &scratch)
-                                     : r->GetStringReference(message, field, &scratch);
+      const std::string& value =
+          rep ? r->GetRepeatedStringReference(message, field, index, &scratch)
+              : r->GetStringReference(message, field, &scratch);
       if (field->type() == FieldDescriptor::TYPE_BYTES) {
         WriteString(writer, absl::Base64Escape(value));
       } else if (!WriteString(writer, value)) {
@@ -95,9 +96,9 @@ void WriteValue(const Message& message, const FieldDescriptor* field, int index,
       break;
     }
     case FieldDescriptor::CPPTYPE_MESSAGE:
-      WriteMessage(rep ? r->GetRepeatedMessage(message, field, index)
-                       : r->GetMessage(message, field),
-                   writer);
+      WriteMessage(
+          rep ? r->GetRepeatedMessage(message, field, index) : r->GetMessage(message, field),
+          writer);
       break;
   }
 }
@@ -106,13 +107,20 @@ void WriteValue(const Message& message, const FieldDescriptor* field, int index,
 std::string MapKey(const Message& entry, const FieldDescriptor* key) {
   const Reflection* r = entry.GetReflection();
   switch (key->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_STRING: return r->GetString(entry, key);
-    case FieldDescriptor::CPPTYPE_INT32: return absl::StrCat(r->GetInt32(entry, key));
-    case FieldDescriptor::CPPTYPE_INT64: return absl::StrCat(r->GetInt64(entry, key));
-    case FieldDescriptor::CPPTYPE_UINT32: return absl::StrCat(r->GetUInt32(entry, key));
-    case FieldDescriptor::CPPTYPE_UINT64: return absl::StrCat(r->GetUInt64(entry, key));
-    case FieldDescriptor::CPPTYPE_BOOL: return r->GetBool(entry, key) ? "true" : "false";
-    default: return "";
+    case FieldDescriptor::CPPTYPE_STRING:
+      return r->GetString(entry, key);
+    case FieldDescriptor::CPPTYPE_INT32:
+      return absl::StrCat(r->GetInt32(entry, key));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return absl::StrCat(r->GetInt64(entry, key));
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return absl::StrCat(r->GetUInt32(entry, key));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return absl::StrCat(r->GetUInt64(entry, key));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return r->GetBool(entry, key) ? "true" : "false";
+    default:
+      return "";
   }
 }
 
@@ -158,9 +166,9 @@ void WriteMessage(const Message& message, JsonWriter& writer) {
     const FieldDescriptor* field = descriptor->field(i);
     // Like protobuf's always_print_primitive_fields: singular messages and
     // oneof members only when set, everything else always.
-    const bool presence_only = !field->is_repeated() &&
-                               (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ||
-                                field->containing_oneof() != nullptr);
+    const bool presence_only =
+        !field->is_repeated() && (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ||
+                                  field->containing_oneof() != nullptr);
     if (presence_only && !r->HasField(message, field)) continue;
     WriteField(message, field, writer);
   }

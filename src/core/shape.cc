@@ -26,8 +26,8 @@ absl::StatusOr<int64_t> ElementCount(absl::Span<const int64_t> shape) {
 absl::StatusOr<size_t> FixedByteSize(DataType type, absl::Span<const int64_t> shape) {
   const size_t element_size = DataTypeByteSize(type);
   if (element_size == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("datatype ", std::string(DataTypeProtocolName(type)), " has no fixed element size"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "datatype ", std::string(DataTypeProtocolName(type)), " has no fixed element size"));
   }
   auto count = ElementCount(shape);
   if (!count.ok()) return count.status();

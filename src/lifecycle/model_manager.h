@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Owns every model the server knows and changes that set while requests
-// flow (docs/architecture.md, "Lifecycle and the dependency graph"). Three kinds of thread meet here:
+// flow (docs/architecture.md, "Lifecycle and the dependency graph"). Three kinds of thread meet
+// here:
 // - the request path reads the published ServingSnapshot (Resolve) and
 //   never takes a lock of this class;
 // - control operations (start-up load, the load/unload API, each poll's

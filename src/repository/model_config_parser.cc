@@ -43,7 +43,8 @@ absl::StatusOr<inference::ModelConfig> ParseModelConfig(std::string_view text,
   const bool ok = parser.ParseFromString(std::string(text), &config);
   if (!ok || !errors.errors().empty()) {
     if (errors.errors().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(std::string(file_name), ": failed to parse model config"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(file_name), ": failed to parse model config"));
     }
     return absl::InvalidArgumentError(absl::StrJoin(errors.errors(), "; "));
   }

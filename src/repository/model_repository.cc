@@ -11,11 +11,13 @@
 
 namespace inferd::repository {
 
-absl::StatusOr<std::vector<ModelLocation>> ListModels(const std::vector<std::string>& repositories) {
+absl::StatusOr<std::vector<ModelLocation>> ListModels(
+    const std::vector<std::string>& repositories) {
   std::map<std::string, ModelLocation> by_name;
   for (const auto& repository : repositories) {
     if (!base::IsDirectory(repository)) {
-      return absl::NotFoundError(absl::StrCat("model repository '", repository, "' is not a folder"));
+      return absl::NotFoundError(
+          absl::StrCat("model repository '", repository, "' is not a folder"));
     }
     INFERD_ASSIGN_OR_RETURN(auto names, base::ListSubdirectories(repository));
     for (const auto& name : names) {
@@ -23,8 +25,9 @@ absl::StatusOr<std::vector<ModelLocation>> ListModels(const std::vector<std::str
       const std::string dir = base::JoinPath(repository, name);
       auto [it, inserted] = by_name.try_emplace(name, ModelLocation{name, dir, std::nullopt});
       if (!inserted) {
-        it->second.problem = absl::StrCat("model '", name, "' exists in more than one repository: '",
-                                          it->second.directory, "' and '", dir, "'");
+        it->second.problem =
+            absl::StrCat("model '", name, "' exists in more than one repository: '",
+                         it->second.directory, "' and '", dir, "'");
       }
     }
   }
@@ -33,7 +36,8 @@ absl::StatusOr<std::vector<ModelLocation>> ListModels(const std::vector<std::str
   return models;
 }
 
-absl::StatusOr<std::optional<inference::ModelConfig>> ReadModelConfigFile(const std::string& model_dir) {
+absl::StatusOr<std::optional<inference::ModelConfig>> ReadModelConfigFile(
+    const std::string& model_dir) {
   const std::string path = base::JoinPath(model_dir, "config.pbtxt");
   if (!base::FileExists(path)) return std::optional<inference::ModelConfig>();
   INFERD_ASSIGN_OR_RETURN(std::string text, base::ReadFile(path));

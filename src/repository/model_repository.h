@@ -27,6 +27,7 @@ absl::StatusOr<std::vector<ModelLocation>> ListModels(const std::vector<std::str
 
 // Reads <model>/config.pbtxt. nullopt when the file does not exist (the
 // caller decides whether auto-complete may derive one).
-absl::StatusOr<std::optional<inference::ModelConfig>> ReadModelConfigFile(const std::string& model_dir);
+absl::StatusOr<std::optional<inference::ModelConfig>> ReadModelConfigFile(
+    const std::string& model_dir);
 
 }  // namespace inferd::repository

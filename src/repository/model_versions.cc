@@ -35,7 +35,8 @@ std::vector<int64_t> SelectVersions(const inference::ModelVersionPolicy& policy,
                                     const std::vector<int64_t>& available) {
   if (policy.has_all()) return available;
   if (policy.has_specific()) {
-    const std::set<int64_t> wanted(policy.specific().versions().begin(), policy.specific().versions().end());
+    const std::set<int64_t> wanted(policy.specific().versions().begin(),
+                                   policy.specific().versions().end());
     std::vector<int64_t> selected;
     for (int64_t v : available) {
       if (wanted.count(v) > 0) selected.push_back(v);

@@ -13,11 +13,11 @@
 
 #include "base/clock.h"
 #include "base/mutex.h"
-#include "scheduling/scheduler.h"
 #include "scheduling/batching_config.h"
 #include "scheduling/instance_pool.h"
 #include "scheduling/ordered_responder.h"
 #include "scheduling/priority_queues.h"
+#include "scheduling/scheduler.h"
 #include "scheduling/shared_timer.h"
 
 namespace inferd::scheduling {

@@ -29,7 +29,8 @@ std::vector<std::string> DecodeBytes(std::string_view data) {
   return elements;
 }
 
-core::Tensor MakeBytesTensor(std::string name, core::Shape shape, const std::vector<std::string>& elements) {
+core::Tensor MakeBytesTensor(std::string name, core::Shape shape,
+                             const std::vector<std::string>& elements) {
   return core::Tensor{std::move(name), core::DataType::kBytes, std::move(shape),
                       core::Buffer::Own(EncodeBytes(elements))};
 }

@@ -20,14 +20,16 @@ core::Tensor MakeTensor(std::string name, core::DataType datatype, core::Shape s
                         const std::vector<T>& values) {
   std::string bytes(values.size() * sizeof(T), '\0');
   if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return core::Tensor{std::move(name), datatype, std::move(shape), core::Buffer::Own(std::move(bytes))};
+  return core::Tensor{std::move(name), datatype, std::move(shape),
+                      core::Buffer::Own(std::move(bytes))};
 }
 
 // The KServe length-prefixed BYTES encoding of `elements`.
 std::string EncodeBytes(const std::vector<std::string>& elements);
 std::vector<std::string> DecodeBytes(std::string_view data);
 // A BYTES tensor holding `elements`.
-core::Tensor MakeBytesTensor(std::string name, core::Shape shape, const std::vector<std::string>& elements);
+core::Tensor MakeBytesTensor(std::string name, core::Shape shape,
+                             const std::vector<std::string>& elements);
 
 // The bytes of `tensor` read as values of T.
 template <typename T>

@@ -26,8 +26,9 @@ TempDir::TempDir() {
   const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
   const std::filesystem::path base = std::filesystem::temp_directory_path();
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const auto candidate = base / ("inferd_test_" + std::to_string(::getpid()) + "_" +
-                                   std::to_string(counter.fetch_add(1)) + "_" + std::to_string(stamp));
+    const auto candidate =
+        base / ("inferd_test_" + std::to_string(::getpid()) + "_" +
+                std::to_string(counter.fetch_add(1)) + "_" + std::to_string(stamp));
     std::error_code ec;
     if (std::filesystem::create_directory(candidate, ec)) {
       path_ = candidate.string();

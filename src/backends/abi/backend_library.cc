@@ -35,7 +35,8 @@ absl::StatusOr<std::shared_ptr<BackendLibrary>> BackendLibrary::Open(
   // thread-local and atexit destructors that must still find it at exit.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot load backend '", name, "': ", dlerror()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load backend '", name, "': ", dlerror()));
   }
   std::shared_ptr<BackendLibrary> library(new BackendLibrary(name, path, handle));
   using VersionFn = decltype(&INFERD_BackendApiVersion);
@@ -44,9 +45,10 @@ absl::StatusOr<std::shared_ptr<BackendLibrary>> BackendLibrary::Open(
   if (!status.ok()) return status;
   const uint32_t version = version_fn();
   if ((version >> 16) != INFERD_BACKEND_API_VERSION_MAJOR) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "backend '", name, "' was built for backend ABI ", version >> 16, ".", version & 0xffff,
-        "; this server speaks ", INFERD_BACKEND_API_VERSION_MAJOR, ".", INFERD_BACKEND_API_VERSION_MINOR));
+    return absl::FailedPreconditionError(
+        absl::StrCat("backend '", name, "' was built for backend ABI ", version >> 16, ".",
+                     version & 0xffff, "; this server speaks ", INFERD_BACKEND_API_VERSION_MAJOR,
+                     ".", INFERD_BACKEND_API_VERSION_MINOR));
   }
   status = library->ResolveSymbols();
   if (!status.ok()) return status;
@@ -54,11 +56,14 @@ absl::StatusOr<std::shared_ptr<BackendLibrary>> BackendLibrary::Open(
 }
 
 absl::Status BackendLibrary::ResolveSymbols() {
-  auto status = Resolve(handle_, "INFERD_BackendDescribeModel", path_, &describe_, /*required=*/false);
+  auto status =
+      Resolve(handle_, "INFERD_BackendDescribeModel", path_, &describe_, /*required=*/false);
   if (status.ok()) status = Resolve(handle_, "INFERD_BackendModelCreate", path_, &model_create_);
   if (status.ok()) status = Resolve(handle_, "INFERD_BackendModelDelete", path_, &model_delete_);
-  if (status.ok()) status = Resolve(handle_, "INFERD_BackendInstanceCreate", path_, &instance_create_);
-  if (status.ok()) status = Resolve(handle_, "INFERD_BackendInstanceDelete", path_, &instance_delete_);
+  if (status.ok())
+    status = Resolve(handle_, "INFERD_BackendInstanceCreate", path_, &instance_create_);
+  if (status.ok())
+    status = Resolve(handle_, "INFERD_BackendInstanceDelete", path_, &instance_delete_);
   if (status.ok()) status = Resolve(handle_, "INFERD_BackendInstanceExecute", path_, &execute_);
   return status;
 }

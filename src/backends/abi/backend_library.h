@@ -23,7 +23,7 @@ class BackendLibrary {
   // Opens <backend_directory>/<name>/libinferd_<name>.so. NotFound when the
   // file is missing; FailedPrecondition for a wrong ABI version or symbol.
   static absl::StatusOr<std::shared_ptr<BackendLibrary>> Open(const std::string& backend_directory,
-                                                             const std::string& name);
+                                                              const std::string& name);
   ~BackendLibrary();
   BackendLibrary(const BackendLibrary&) = delete;
   BackendLibrary& operator=(const BackendLibrary&) = delete;

@@ -14,7 +14,6 @@
 
 namespace inferd::ort {
 
-
 // Execute is called for one batch at a time (backend.h threading contract).
 // `model` is borrowed and outlives the instance.
 class OrtInstance {

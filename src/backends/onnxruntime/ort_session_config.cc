@@ -58,10 +58,14 @@ Status ApplyParameter(std::string_view key, std::string_view value, SessionConfi
 // Triton's mapping of optimization.graph.level.
 GraphOptimizationLevel MapOptimizationLevel(int32_t level) {
   switch (level) {
-    case -1: return ORT_ENABLE_BASIC;
-    case 1: return ORT_ENABLE_EXTENDED;
-    case 2: return ORT_DISABLE_ALL;
-    default: return ORT_ENABLE_ALL;
+    case -1:
+      return ORT_ENABLE_BASIC;
+    case 1:
+      return ORT_ENABLE_EXTENDED;
+    case 2:
+      return ORT_DISABLE_ALL;
+    default:
+      return ORT_ENABLE_ALL;
   }
 }
 

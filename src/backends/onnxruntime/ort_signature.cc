@@ -47,9 +47,12 @@ enum class Kind { kInput, kOverridable, kOutput };
 
 size_t Count(const Ort::Session& session, Kind kind) {
   switch (kind) {
-    case Kind::kInput: return session.GetInputCount();
-    case Kind::kOverridable: return session.GetOverridableInitializerCount();
-    case Kind::kOutput: return session.GetOutputCount();
+    case Kind::kInput:
+      return session.GetInputCount();
+    case Kind::kOverridable:
+      return session.GetOverridableInitializerCount();
+    case Kind::kOutput:
+      return session.GetOutputCount();
   }
   return 0;
 }
@@ -57,19 +60,24 @@ size_t Count(const Ort::Session& session, Kind kind) {
 std::string Name(const Ort::Session& session, Kind kind, size_t i) {
   Ort::AllocatorWithDefaultOptions allocator;
   switch (kind) {
-    case Kind::kInput: return session.GetInputNameAllocated(i, allocator).get();
+    case Kind::kInput:
+      return session.GetInputNameAllocated(i, allocator).get();
     case Kind::kOverridable:
       return session.GetOverridableInitializerNameAllocated(i, allocator).get();
-    case Kind::kOutput: return session.GetOutputNameAllocated(i, allocator).get();
+    case Kind::kOutput:
+      return session.GetOutputNameAllocated(i, allocator).get();
   }
   return "";
 }
 
 Ort::TypeInfo Type(const Ort::Session& session, Kind kind, size_t i) {
   switch (kind) {
-    case Kind::kInput: return session.GetInputTypeInfo(i);
-    case Kind::kOverridable: return session.GetOverridableInitializerTypeInfo(i);
-    case Kind::kOutput: return session.GetOutputTypeInfo(i);
+    case Kind::kInput:
+      return session.GetInputTypeInfo(i);
+    case Kind::kOverridable:
+      return session.GetOverridableInitializerTypeInfo(i);
+    case Kind::kOutput:
+      return session.GetOutputTypeInfo(i);
   }
   return Ort::TypeInfo(nullptr);
 }

@@ -69,10 +69,14 @@ const char* DataTypeName(INFERD_DataType type) {
 
 const char* OnnxTypeName(ONNXTensorElementDataType type) {
   switch (type) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64: return "complex64";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128: return "complex128";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED: return "undefined";
-    default: break;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64:
+      return "complex64";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128:
+      return "complex128";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED:
+      return "undefined";
+    default:
+      break;
   }
   const TypePair* pair = FindOnnx(type);
   return pair == nullptr ? "unsupported element type" : pair->onnx_name;

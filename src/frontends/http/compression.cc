@@ -109,8 +109,8 @@ absl::StatusOr<std::string> Decompress(std::string_view data, ContentCoding codi
   absl::Status status;
   while (true) {
     if (out.size() >= max_output + 1) {
-      status = absl::InvalidArgumentError(absl::StrCat(
-          "decompressed request body exceeds the limit of ", max_output, " bytes"));
+      status = absl::InvalidArgumentError(
+          absl::StrCat("decompressed request body exceeds the limit of ", max_output, " bytes"));
       break;
     }
     const size_t old_size = out.size();
@@ -144,8 +144,8 @@ absl::StatusOr<std::string> Decompress(std::string_view data, ContentCoding codi
   inflateEnd(&stream);
   if (!status.ok()) return status;
   if (out.size() > max_output) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "decompressed request body exceeds the limit of ", max_output, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("decompressed request body exceeds the limit of ", max_output, " bytes"));
   }
   return out;
 }

@@ -26,14 +26,13 @@ absl::StatusOr<core::Parameter> ToParameter(element value, std::string_view key)
     default:
       break;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "parameter '", AsAbsl(key), "' must be a string, a number or a boolean"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("parameter '", AsAbsl(key), "' must be a string, a number or a boolean"));
 }
 
 }  // namespace
 
-absl::StatusOr<core::Parameters> ParseRequestParameters(element params,
-                                                        bool& binary_data_output) {
+absl::StatusOr<core::Parameters> ParseRequestParameters(element params, bool& binary_data_output) {
   simdjson::dom::object fields;
   if (params.get(fields) != simdjson::SUCCESS) {
     return absl::InvalidArgumentError("request 'parameters' must be an object");
@@ -42,8 +41,8 @@ absl::StatusOr<core::Parameters> ParseRequestParameters(element params,
   for (const auto field : fields) {
     const std::string_view key = field.key;
     if (absl::StartsWith(AsAbsl(key), "triton_")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("parameter '", AsAbsl(key), "' is reserved: the 'triton_' prefix is for the server"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "parameter '", AsAbsl(key), "' is reserved: the 'triton_' prefix is for the server"));
     }
     if (key == "binary_data_output") {
       if (field.value.get(binary_data_output) != simdjson::SUCCESS) {
@@ -54,7 +53,8 @@ absl::StatusOr<core::Parameters> ParseRequestParameters(element params,
     auto value = ToParameter(field.value, key);
     if (!value.ok()) return value.status();
     if (!out.emplace(std::string(key), *std::move(value)).second) {
-      return absl::InvalidArgumentError(absl::StrCat("parameter '", AsAbsl(key), "' is given twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter '", AsAbsl(key), "' is given twice"));
     }
   }
   return out;

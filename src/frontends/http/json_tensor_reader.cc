@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "frontends/http/string_view_util.h"
 #include "core/bytes_encoding.h"
+#include "frontends/http/string_view_util.h"
 
 namespace inferd::frontends::http {
 namespace {
@@ -41,7 +41,8 @@ class DataDecoder {
 
  private:
   absl::Status Error(std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat("input '", AsAbsl(name_), "' data ", AsAbsl(what)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input '", AsAbsl(name_), "' data ", AsAbsl(what)));
   }
   absl::Status CountError() const {
     return absl::InvalidArgumentError(
@@ -113,26 +114,39 @@ class DataDecoder {
     }
     ++count_;
     switch (type_) {
-      case core::DataType::kBool: return Bool(value);
-      case core::DataType::kUint8: return Unsigned<uint8_t>(value);
-      case core::DataType::kUint16: return Unsigned<uint16_t>(value);
-      case core::DataType::kUint32: return Unsigned<uint32_t>(value);
-      case core::DataType::kUint64: return Unsigned<uint64_t>(value);
-      case core::DataType::kInt8: return Signed<int8_t>(value);
-      case core::DataType::kInt16: return Signed<int16_t>(value);
-      case core::DataType::kInt32: return Signed<int32_t>(value);
-      case core::DataType::kInt64: return Signed<int64_t>(value);
-      case core::DataType::kFp32: return Float<float>(value);
-      case core::DataType::kFp64: return Float<double>(value);
-      case core::DataType::kBytes: return Bytes(value);
-      default: return Error("has a datatype that JSON cannot carry");
+      case core::DataType::kBool:
+        return Bool(value);
+      case core::DataType::kUint8:
+        return Unsigned<uint8_t>(value);
+      case core::DataType::kUint16:
+        return Unsigned<uint16_t>(value);
+      case core::DataType::kUint32:
+        return Unsigned<uint32_t>(value);
+      case core::DataType::kUint64:
+        return Unsigned<uint64_t>(value);
+      case core::DataType::kInt8:
+        return Signed<int8_t>(value);
+      case core::DataType::kInt16:
+        return Signed<int16_t>(value);
+      case core::DataType::kInt32:
+        return Signed<int32_t>(value);
+      case core::DataType::kInt64:
+        return Signed<int64_t>(value);
+      case core::DataType::kFp32:
+        return Float<float>(value);
+      case core::DataType::kFp64:
+        return Float<double>(value);
+      case core::DataType::kBytes:
+        return Bytes(value);
+      default:
+        return Error("has a datatype that JSON cannot carry");
     }
   }
 
   absl::Status TypeError(element value) const {
     return Error(absl::StrCat("element ", count_ - 1, " is ", AsAbsl(Describe(value)),
-                              ", which is not a valid ",
-                              AsAbsl(core::DataTypeProtocolName(type_)), " value"));
+                              ", which is not a valid ", AsAbsl(core::DataTypeProtocolName(type_)),
+                              " value"));
   }
 
   absl::Status LimitError() const {
@@ -142,13 +156,20 @@ class DataDecoder {
 
   static std::string_view Describe(element value) {
     switch (value.type()) {
-      case element_type::OBJECT: return "an object";
-      case element_type::STRING: return "a string";
-      case element_type::BOOL: return "a boolean";
-      case element_type::NULL_VALUE: return "null";
-      case element_type::DOUBLE: return "a floating-point number";
-      case element_type::ARRAY: return "an array";
-      default: break;
+      case element_type::OBJECT:
+        return "an object";
+      case element_type::STRING:
+        return "a string";
+      case element_type::BOOL:
+        return "a boolean";
+      case element_type::NULL_VALUE:
+        return "null";
+      case element_type::DOUBLE:
+        return "a floating-point number";
+      case element_type::ARRAY:
+        return "an array";
+      default:
+        break;
     }
     return "an integer";
   }
@@ -167,17 +188,17 @@ absl::StatusOr<std::string> DecodeJsonTensorData(element data, core::DataType ty
                                                  int64_t element_count, size_t max_bytes,
                                                  std::string_view tensor_name) {
   if (type == core::DataType::kFp16 || type == core::DataType::kBf16) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("input '", AsAbsl(tensor_name), "' has datatype ", AsAbsl(core::DataTypeProtocolName(type)),
-                     ", which cannot be sent as JSON data; send it as binary"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input '", AsAbsl(tensor_name), "' has datatype ", AsAbsl(core::DataTypeProtocolName(type)),
+        ", which cannot be sent as JSON data; send it as binary"));
   }
   const size_t element_size = core::DataTypeByteSize(type);
   DataDecoder decoder(type, element_count, max_bytes, tensor_name);
   if (element_size != 0) {
     if (static_cast<uint64_t>(element_count) > max_bytes / element_size) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", AsAbsl(tensor_name), "' data exceeds the limit of ", max_bytes,
-          " bytes for tensor data sent as JSON; send it as binary"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", AsAbsl(tensor_name), "' data exceeds the limit of ", max_bytes,
+                       " bytes for tensor data sent as JSON; send it as binary"));
     }
     decoder.Reserve(static_cast<size_t>(element_count) * element_size);
   }

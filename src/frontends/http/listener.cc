@@ -23,8 +23,8 @@ Listener::Listener(net::io_context& io, std::shared_ptr<ServingContext> context)
       retry_timer_(strand_),
       context_(std::move(context)) {}
 
-absl::StatusOr<std::shared_ptr<Listener>> Listener::Create(net::io_context& io,
-                                                          std::shared_ptr<ServingContext> context) {
+absl::StatusOr<std::shared_ptr<Listener>> Listener::Create(
+    net::io_context& io, std::shared_ptr<ServingContext> context) {
   auto listener = std::make_shared<Listener>(io, std::move(context));
   if (absl::Status status = listener->Bind(); !status.ok()) return status;
   return listener;
@@ -34,16 +34,17 @@ absl::Status Listener::Bind() {
   const HttpOptions& options = context_->options;
   boost::system::error_code ec;
   tcp::resolver resolver(io_);
-  const auto results = resolver.resolve(options.host, std::to_string(options.port),
-                                        tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  const auto results =
+      resolver.resolve(options.host, std::to_string(options.port),
+                       tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec || results.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("http: cannot resolve host '", options.host,
                                                    "': ", ec ? ec.message() : "no address"));
   }
   const tcp::endpoint endpoint = results.begin()->endpoint();
   const auto fail = [&](std::string_view what) {
-    return absl::UnavailableError(absl::StrCat("http: cannot ", AsAbsl(what), " ", options.host, ":",
-                                               options.port, ": ", ec.message()));
+    return absl::UnavailableError(absl::StrCat("http: cannot ", AsAbsl(what), " ", options.host,
+                                               ":", options.port, ": ", ec.message()));
   };
   if (acceptor_.open(endpoint.protocol(), ec)) return fail("open");
   if (acceptor_.set_option(net::socket_base::reuse_address(true), ec)) return fail("configure");
@@ -76,8 +77,8 @@ void Listener::Stop() {
 void Listener::Accept() {
   if (stopped_) return;
   acceptor_.async_accept(
-      net::make_strand(io_), [self = shared_from_this()](boost::system::error_code ec,
-                                                         tcp::socket socket) {
+      net::make_strand(io_),
+      [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
         if (self->stopped_ || ec == net::error::operation_aborted) return;
         if (ec) {
           // Out of descriptors, say: wait a little rather than spin.

@@ -3,8 +3,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "core/shape.h"
 #include "core/bytes_encoding.h"
+#include "core/shape.h"
 
 namespace inferd::frontends::http {
 namespace {
@@ -56,9 +56,10 @@ absl::StatusOr<DecodedInferRequest> DecodeRawBinaryRequest(std::shared_ptr<const
                                                            const ModelMetadata& metadata,
                                                            bool batched) {
   if (metadata.inputs.size() != 1) {
-    return Invalid(absl::StrCat("raw binary requests (Inference-Header-Content-Length: 0) need a "
-                                "model with exactly one input; model '",
-                                metadata.name, "' has ", metadata.inputs.size()));
+    return Invalid(
+        absl::StrCat("raw binary requests (Inference-Header-Content-Length: 0) need a "
+                     "model with exactly one input; model '",
+                     metadata.name, "' has ", metadata.inputs.size()));
   }
   const TensorMetadata& input = metadata.inputs[0];
   core::Tensor tensor;
@@ -73,9 +74,9 @@ absl::StatusOr<DecodedInferRequest> DecodeRawBinaryRequest(std::shared_ptr<const
   } else {
     INFERD_ASSIGN_OR_RETURN(size_t expected, core::FixedByteSize(tensor.datatype, tensor.shape));
     if (expected != body->size()) {
-      return Invalid(absl::StrCat("raw binary body of ", body->size(), " bytes does not match input '",
-                                  input.name, "' shape ", core::ShapeToString(tensor.shape), " (",
-                                  expected, " bytes)"));
+      return Invalid(absl::StrCat("raw binary body of ", body->size(),
+                                  " bytes does not match input '", input.name, "' shape ",
+                                  core::ShapeToString(tensor.shape), " (", expected, " bytes)"));
     }
     tensor.data = core::Buffer{body->data(), body->size(), body};
   }

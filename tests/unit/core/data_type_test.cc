@@ -16,10 +16,12 @@ struct Expected {
 };
 
 constexpr Expected kAll[] = {
-    {DataType::kBool, "BOOL", 1},     {DataType::kUint8, "UINT8", 1},   {DataType::kUint16, "UINT16", 2},
-    {DataType::kUint32, "UINT32", 4}, {DataType::kUint64, "UINT64", 8}, {DataType::kInt8, "INT8", 1},
-    {DataType::kInt16, "INT16", 2},   {DataType::kInt32, "INT32", 4},   {DataType::kInt64, "INT64", 8},
-    {DataType::kFp16, "FP16", 2},     {DataType::kFp32, "FP32", 4},     {DataType::kFp64, "FP64", 8},
+    {DataType::kBool, "BOOL", 1},     {DataType::kUint8, "UINT8", 1},
+    {DataType::kUint16, "UINT16", 2}, {DataType::kUint32, "UINT32", 4},
+    {DataType::kUint64, "UINT64", 8}, {DataType::kInt8, "INT8", 1},
+    {DataType::kInt16, "INT16", 2},   {DataType::kInt32, "INT32", 4},
+    {DataType::kInt64, "INT64", 8},   {DataType::kFp16, "FP16", 2},
+    {DataType::kFp32, "FP32", 4},     {DataType::kFp64, "FP64", 8},
     {DataType::kBytes, "BYTES", 0},   {DataType::kBf16, "BF16", 2},
 };
 
@@ -38,7 +40,8 @@ TEST(DataTypeTest, ByteSizes) {
 }
 
 TEST(DataTypeTest, RejectsUnknownNames) {
-  for (const char* name : {"", "STRING", "TYPE_FP32", "fp32", "Fp32", "INVALID", "FP32 ", "FLOAT"}) {
+  for (const char* name :
+       {"", "STRING", "TYPE_FP32", "fp32", "Fp32", "INVALID", "FP32 ", "FLOAT"}) {
     EXPECT_FALSE(DataTypeFromProtocolName(name).has_value()) << "'" << name << "'";
   }
 }

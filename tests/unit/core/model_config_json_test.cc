@@ -71,7 +71,8 @@ TEST(ModelConfigJsonTest, SetMessagesMapsAndUnsigned) {
   EXPECT_THAT(json, HasSubstr(R"("preferred_batch_size":[4])"));
   EXPECT_THAT(json, HasSubstr(R"("version_policy":{"latest":{"num_versions":2}})"));
   EXPECT_THAT(json, HasSubstr(R"("model_transaction_policy":{"decoupled":false})"));
-  EXPECT_THAT(json, HasSubstr(R"("parameters":{"a":{"string_value":"1"},"b":{"string_value":"2"}})"));
+  EXPECT_THAT(json,
+              HasSubstr(R"("parameters":{"a":{"string_value":"1"},"b":{"string_value":"2"}})"));
 }
 
 }  // namespace

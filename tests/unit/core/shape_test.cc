@@ -25,7 +25,8 @@ TEST(ShapeTest, ElementCountRejectsNegativeDimensions) {
 TEST(ShapeTest, ElementCountRejectsOverflow) {
   const int64_t big = int64_t{1} << 31;
   EXPECT_TRUE(absl::IsInvalidArgument(ElementCount({big, big, big}).status()));
-  EXPECT_TRUE(absl::IsInvalidArgument(ElementCount({std::numeric_limits<int64_t>::max(), 2}).status()));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(ElementCount({std::numeric_limits<int64_t>::max(), 2}).status()));
   EXPECT_EQ(*ElementCount({int64_t{1} << 31, int64_t{1} << 31}), int64_t{1} << 62);
   // Once a zero dimension is seen, later huge dimensions cannot overflow.
   EXPECT_EQ(*ElementCount({0, std::numeric_limits<int64_t>::max()}), 0);

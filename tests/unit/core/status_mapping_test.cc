@@ -62,7 +62,8 @@ TEST(StatusMappingTest, BackendErrorCodesRoundTrip) {
 }
 
 TEST(StatusMappingTest, UnmappedCodesBecomeInternal) {
-  EXPECT_EQ(StatusFromBackendError(static_cast<INFERD_ErrorCode>(42), "m").code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(StatusFromBackendError(static_cast<INFERD_ErrorCode>(42), "m").code(),
+            absl::StatusCode::kInternal);
   EXPECT_EQ(BackendErrorCode(absl::StatusCode::kFailedPrecondition), INFERD_ERROR_INTERNAL);
 }
 

@@ -86,7 +86,8 @@ class EventLog {
 // order versions were loaded and unloaded.
 class LoggingScheduler final : public scheduling::Scheduler {
  public:
-  LoggingScheduler(std::unique_ptr<scheduling::Scheduler> inner, std::shared_ptr<EventLog> log, int number)
+  LoggingScheduler(std::unique_ptr<scheduling::Scheduler> inner, std::shared_ptr<EventLog> log,
+                   int number)
       : inner_(std::move(inner)), log_(std::move(log)), number_(number) {
     log_->Add("create #" + std::to_string(number_));
   }
@@ -107,7 +108,7 @@ class LoggingScheduler final : public scheduling::Scheduler {
 };
 
 inline scheduling::SchedulerFactory LoggingSchedulerFactory(scheduling::SchedulerFactory inner,
-                                                std::shared_ptr<EventLog> log) {
+                                                            std::shared_ptr<EventLog> log) {
   auto count = std::make_shared<std::atomic<int>>(0);
   return [inner = std::move(inner), log = std::move(log), count](
              const inference::ModelConfig& config,

@@ -16,19 +16,28 @@ namespace inferd::lifecycle {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::FakeConfig;
 using testing::FakeModelSpec;
+using ::testing::HasSubstr;
 
 constexpr char kIO[] = R"pb(
-  max_batch_size: 8
-  input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ]
-  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ])pb";
+  max_batch_size: 8 input
+  [ {
+    name: "INPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }] output
+  [ {
+    name: "OUTPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }])pb";
 
 class ModelLoaderTest : public ::testing::Test {
  protected:
   ModelStatus Load(const std::string& name, bool auto_complete = true) {
-    LoaderOptions options{testing::FakeBackendDirectory(), auto_complete, 4, InlineSchedulerFactory(instances_)};
+    LoaderOptions options{testing::FakeBackendDirectory(), auto_complete, 4,
+                          InlineSchedulerFactory(instances_)};
     ModelLoader loader(std::move(options));
     return loader.Load(repository::ModelLocation{name, repo_.Join(name), std::nullopt});
   }
@@ -127,7 +136,8 @@ TEST_F(ModelLoaderTest, InstanceFailureIsTheVersionsReason) {
 }
 
 TEST_F(ModelLoaderTest, EveryConfiguredInstanceIsCreated) {
-  Write({"m", FakeConfig(std::string(kIO) + "instance_group [ { count: 2 }, { kind: KIND_CPU count: 3 } ]")});
+  Write({"m", FakeConfig(std::string(kIO) +
+                         "instance_group [ { count: 2 }, { kind: KIND_CPU count: 3 } ]")});
   const ModelStatus status = Load("m");
   ASSERT_EQ(status.versions.size(), 1u);
   EXPECT_EQ(status.versions[0].state, VersionState::kReady) << status.versions[0].reason;
@@ -163,12 +173,14 @@ TEST_F(ModelLoaderTest, InvalidConfigIsReported) {
 TEST_F(ModelLoaderTest, NoVersionFolder) {
   Write({"m", FakeConfig(kIO), "", {}});
   const ModelStatus status = Load("m");
-  EXPECT_THAT(status.reason, HasSubstr("model 'm': no version folder is available under the version policy"));
+  EXPECT_THAT(status.reason,
+              HasSubstr("model 'm': no version folder is available under the version policy"));
   EXPECT_TRUE(status.versions.empty());
 }
 
 TEST_F(ModelLoaderTest, ProblemFoundWhileScanning) {
-  ModelLoader loader(LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()});
+  ModelLoader loader(
+      LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()});
   const ModelStatus status = loader.Load(repository::ModelLocation{"m", repo_.Join("m"), "twice"});
   EXPECT_EQ(status.reason, "twice");
   EXPECT_TRUE(status.versions.empty());
@@ -189,7 +201,10 @@ TEST_F(ModelLoaderTest, VersionsFailIndependently) {
 }
 
 TEST_F(ModelLoaderTest, LatestPolicyLoadsOnlyTheNewest) {
-  Write({"m", FakeConfig(std::string(kIO) + "version_policy { latest { num_versions: 2 } }"), "", {1, 2, 3}});
+  Write({"m",
+         FakeConfig(std::string(kIO) + "version_policy { latest { num_versions: 2 } }"),
+         "",
+         {1, 2, 3}});
   const ModelStatus status = Load("m");
   ASSERT_EQ(status.versions.size(), 2u);
   EXPECT_EQ(status.versions[0].version, 2);
@@ -197,8 +212,12 @@ TEST_F(ModelLoaderTest, LatestPolicyLoadsOnlyTheNewest) {
 }
 
 TEST_F(ModelLoaderTest, MissingModelFileInOneVersion) {
-  Write({"m", std::string("backend: \"fake\" default_model_filename: \"net.fake\" version_policy { all { } }") + kIO,
-         "", {}});
+  Write({"m",
+         std::string(
+             "backend: \"fake\" default_model_filename: \"net.fake\" version_policy { all { } }") +
+             kIO,
+         "",
+         {}});
   testing::WriteFile(repo_.Join("m/1/net.fake"), "");
   testing::MakeDirectory(repo_.Join("m/2"));
   const ModelStatus status = Load("m");
@@ -216,10 +235,12 @@ TEST_F(ModelLoaderTest, LoadedVersionRunsRequests) {
   ASSERT_NE(version, nullptr) << status.versions[0].reason;
   auto request = std::make_unique<core::InferRequest>();
   request->id = "42";
-  request->inputs.push_back(testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {1, 4}, {1, 2, 3, 4}));
+  request->inputs.push_back(
+      testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {1, 4}, {1, 2, 3, 4}));
   testing::CallbackResult result;
-  version->Submit(std::make_unique<INFERD_Request>(std::move(request), result.Callback(), version->io(),
-                                                   std::vector<std::string>{"OUTPUT0"}, 1, nullptr));
+  version->Submit(
+      std::make_unique<INFERD_Request>(std::move(request), result.Callback(), version->io(),
+                                       std::vector<std::string>{"OUTPUT0"}, 1, nullptr));
   const auto& response = result.Wait();
   ASSERT_TRUE(response.ok()) << response.status();
   EXPECT_EQ(response->model_name, "m");

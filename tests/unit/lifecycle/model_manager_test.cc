@@ -17,12 +17,21 @@
 namespace inferd::lifecycle {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FakeConfig;
+using ::testing::HasSubstr;
 
 constexpr char kIO[] = R"pb(
-  input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ]
-  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ])pb";
+  input
+  [ {
+    name: "INPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }] output
+  [ {
+    name: "OUTPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }])pb";
 
 class ModelManagerTest : public ::testing::Test {
  protected:
@@ -30,15 +39,17 @@ class ModelManagerTest : public ::testing::Test {
     testing::WriteFakeModel(repo_.path(), {"good", FakeConfig(kIO)});
     testing::WriteFakeModel(repo_.path(), {"broken", FakeConfig(kIO), "fail_load\n"});
     testing::WriteFakeModel(repo_.path(), {"unreadable", "not_a_field: 1\n"});
-    testing::WriteFakeModel(repo_.path(),
-                            {"multi", FakeConfig(std::string(kIO) + "version_policy { all { } }"), "", {1, 2, 3}});
+    testing::WriteFakeModel(
+        repo_.path(),
+        {"multi", FakeConfig(std::string(kIO) + "version_policy { all { } }"), "", {1, 2, 3}});
     testing::WriteFile(repo_.Join("multi/3/model.fake"), "fail_load\n");
   }
 
   std::unique_ptr<ModelManager> Create() {
     ModelManagerOptions options;
     options.repositories = {repo_.path()};
-    options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 2, InlineSchedulerFactory()};
+    options.loader =
+        LoaderOptions{testing::FakeBackendDirectory(), true, 2, InlineSchedulerFactory()};
     auto manager = ModelManager::Create(std::move(options));
     EXPECT_TRUE(manager.ok()) << manager.status();
     return manager.ok() ? std::move(*manager) : nullptr;
@@ -50,7 +61,8 @@ class ModelManagerTest : public ::testing::Test {
 TEST_F(ModelManagerTest, MissingRepositoryFailsCreate) {
   ModelManagerOptions options;
   options.repositories = {repo_.Join("missing")};
-  options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
+  options.loader =
+      LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
   auto manager = ModelManager::Create(std::move(options));
   EXPECT_TRUE(absl::IsNotFound(manager.status()));
 }
@@ -80,7 +92,8 @@ TEST_F(ModelManagerTest, AllReadyWhenEveryVersionLoaded) {
   testing::WriteFakeModel(repo.path(), {"b", FakeConfig()});
   ModelManagerOptions options;
   options.repositories = {repo.path()};
-  options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
+  options.loader =
+      LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
   auto manager = ModelManager::Create(std::move(options));
   ASSERT_TRUE(manager.ok()) << manager.status();
   EXPECT_TRUE((*manager)->AllReady());
@@ -90,7 +103,8 @@ TEST_F(ModelManagerTest, EmptyRepositoryIsReady) {
   testing::TempDir repo;
   ModelManagerOptions options;
   options.repositories = {repo.path()};
-  options.loader = LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
+  options.loader =
+      LoaderOptions{testing::FakeBackendDirectory(), true, 1, InlineSchedulerFactory()};
   auto manager = ModelManager::Create(std::move(options));
   ASSERT_TRUE(manager.ok()) << manager.status();
   EXPECT_TRUE((*manager)->AllReady());
@@ -176,10 +190,12 @@ TEST_F(ModelManagerTest, UnloadAllTakesVersionsOutOfServiceAndWaitsForPinnedOnes
   EXPECT_FALSE(manager->Resolve("good", "").ok());
   // The request holding the version still completes on it.
   auto request = std::make_unique<core::InferRequest>();
-  request->inputs.push_back(testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {4}, {1, 2, 3, 4}));
+  request->inputs.push_back(
+      testing::MakeTensor<int32_t>("INPUT0", core::DataType::kInt32, {4}, {1, 2, 3, 4}));
   testing::CallbackResult result;
-  (*pinned)->Submit(std::make_unique<INFERD_Request>(std::move(request), result.Callback(), (*pinned)->io(),
-                                                     std::vector<std::string>{"OUTPUT0"}, 1, nullptr));
+  (*pinned)->Submit(
+      std::make_unique<INFERD_Request>(std::move(request), result.Callback(), (*pinned)->io(),
+                                       std::vector<std::string>{"OUTPUT0"}, 1, nullptr));
   EXPECT_TRUE(result.Wait().ok()) << result.Wait().status();
   pinned->reset();
   unloading.join();

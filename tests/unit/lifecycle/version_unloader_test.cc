@@ -121,7 +121,8 @@ class ThreadedScheduler final : public ProbeScheduler {
   std::thread thread_;
 };
 
-std::unique_ptr<ModelVersion> MakeVersion(std::unique_ptr<scheduling::Scheduler> scheduler, int64_t version) {
+std::unique_ptr<ModelVersion> MakeVersion(std::unique_ptr<scheduling::Scheduler> scheduler,
+                                          int64_t version) {
   auto config = std::make_shared<inference::ModelConfig>();
   config->set_name("m");
   return std::make_unique<ModelVersion>(std::move(config), version, nullptr, std::move(scheduler));

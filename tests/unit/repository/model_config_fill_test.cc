@@ -22,7 +22,8 @@ struct Filled {
   inference::ModelConfig config;
 };
 
-Filled Fill(const std::string& text, const std::string& name = "m", const std::string& dir = "/nonexistent/m") {
+Filled Fill(const std::string& text, const std::string& name = "m",
+            const std::string& dir = "/nonexistent/m") {
   auto parsed = ParseModelConfig(text, "config.pbtxt");
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   Filled filled{absl::OkStatus(), parsed.ok() ? *parsed : inference::ModelConfig()};
@@ -57,8 +58,10 @@ TEST(ModelConfigFillTest, PlatformOnly) {
   ExpectFill("platform: \"pytorch_libtorch\"", "pytorch", "pytorch_libtorch", "model.pt");
   ExpectFill("platform: \"torch_aoti\"", "pytorch", "torch_aoti", "model.pt2");
   ExpectFill("platform: \"tensorrt_plan\"", "tensorrt", "tensorrt_plan", "model.plan");
-  ExpectFill("platform: \"tensorflow_savedmodel\"", "tensorflow", "tensorflow_savedmodel", "model.savedmodel");
-  ExpectFill("platform: \"tensorflow_graphdef\"", "tensorflow", "tensorflow_graphdef", "model.graphdef");
+  ExpectFill("platform: \"tensorflow_savedmodel\"", "tensorflow", "tensorflow_savedmodel",
+             "model.savedmodel");
+  ExpectFill("platform: \"tensorflow_graphdef\"", "tensorflow", "tensorflow_graphdef",
+             "model.graphdef");
 }
 
 TEST(ModelConfigFillTest, BackendOnly) {
@@ -73,12 +76,14 @@ TEST(ModelConfigFillTest, BackendOnly) {
 }
 
 TEST(ModelConfigFillTest, DefaultModelFilenameOnly) {
-  ExpectFill("default_model_filename: \"model.onnx\"", "onnxruntime", "onnxruntime_onnx", "model.onnx");
+  ExpectFill("default_model_filename: \"model.onnx\"", "onnxruntime", "onnxruntime_onnx",
+             "model.onnx");
   ExpectFill("default_model_filename: \"model.pt\"", "pytorch", "pytorch_libtorch", "model.pt");
   ExpectFill("default_model_filename: \"model.plan\"", "tensorrt", "tensorrt_plan", "model.plan");
   ExpectFill("default_model_filename: \"model.py\"", "python", "", "model.py");
   ExpectFill("default_model_filename: \"model.xml\"", "openvino", "", "model.xml");
-  ExpectFill("default_model_filename: \"model.graphdef\"", "tensorflow", "tensorflow_graphdef", "model.graphdef");
+  ExpectFill("default_model_filename: \"model.graphdef\"", "tensorflow", "tensorflow_graphdef",
+             "model.graphdef");
   ExpectFill("default_model_filename: \"model.savedmodel\"", "tensorflow", "tensorflow_savedmodel",
              "model.savedmodel");
   const auto pt2 = Fill("default_model_filename: \"model.pt2\"");
@@ -88,8 +93,8 @@ TEST(ModelConfigFillTest, DefaultModelFilenameOnly) {
 }
 
 TEST(ModelConfigFillTest, ExplicitFileNameIsKept) {
-  ExpectFill("backend: \"onnxruntime\" default_model_filename: \"net.onnx\"", "onnxruntime", "onnxruntime_onnx",
-             "net.onnx");
+  ExpectFill("backend: \"onnxruntime\" default_model_filename: \"net.onnx\"", "onnxruntime",
+             "onnxruntime_onnx", "net.onnx");
 }
 
 TEST(ModelConfigFillTest, CustomBackendWithFileName) {
@@ -103,14 +108,17 @@ TEST(ModelConfigFillTest, CustomBackendDefaultsToModelDotBackend) {
 
 TEST(ModelConfigFillTest, CustomBackendAcceptsAnyPlatform) {
   ExpectFill("backend: \"python\" platform: \"anything\"", "python", "anything", "model.py");
-  ExpectFill("backend: \"fake\" platform: \"onnxruntime_onnx\"", "fake", "onnxruntime_onnx", "model.fake");
+  ExpectFill("backend: \"fake\" platform: \"onnxruntime_onnx\"", "fake", "onnxruntime_onnx",
+             "model.fake");
 }
 
 TEST(ModelConfigFillTest, WrongPlatformBackendPairIsRejected) {
   const auto filled = Fill("backend: \"onnxruntime\" platform: \"pytorch_libtorch\"");
   EXPECT_TRUE(absl::IsInvalidArgument(filled.status));
-  EXPECT_THAT(std::string(filled.status.message()), HasSubstr("unexpected 'platform' and 'backend' pair"));
-  EXPECT_TRUE(absl::IsInvalidArgument(Fill("backend: \"tensorrt\" platform: \"onnxruntime_onnx\"").status));
+  EXPECT_THAT(std::string(filled.status.message()),
+              HasSubstr("unexpected 'platform' and 'backend' pair"));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(Fill("backend: \"tensorrt\" platform: \"onnxruntime_onnx\"").status));
   EXPECT_TRUE(absl::IsInvalidArgument(Fill("backend: \"pytorch\" platform: \"custom\"").status));
 }
 
@@ -126,8 +134,9 @@ TEST(ModelConfigFillTest, ProbesTheFirstVersionFolder) {
   const struct {
     const char* file;
     const char* backend;
-  } kCases[] = {{"model.onnx", "onnxruntime"}, {"model.pt", "pytorch"}, {"model.plan", "tensorrt"},
-                {"model.py", "python"},        {"model.xml", "openvino"}, {"model.pt2", "pytorch"},
+  } kCases[] = {{"model.onnx", "onnxruntime"},   {"model.pt", "pytorch"},
+                {"model.plan", "tensorrt"},      {"model.py", "python"},
+                {"model.xml", "openvino"},       {"model.pt2", "pytorch"},
                 {"model.graphdef", "tensorflow"}};
   for (const auto& c : kCases) {
     TempDir dir;
@@ -194,7 +203,8 @@ TEST(ModelConfigFillTest, UndeterminableBackend) {
   for (const std::string& model_dir : {dir.Join("m"), dir.Join("missing")}) {
     const auto filled = Fill("", "m", model_dir);
     EXPECT_TRUE(absl::IsInvalidArgument(filled.status)) << model_dir;
-    EXPECT_THAT(std::string(filled.status.message()), HasSubstr("could not determine the backend of model 'm'"));
+    EXPECT_THAT(std::string(filled.status.message()),
+                HasSubstr("could not determine the backend of model 'm'"));
   }
 }
 

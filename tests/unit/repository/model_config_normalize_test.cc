@@ -29,7 +29,8 @@ TEST(NormalizeModelConfigTest, PreferredBatchSizeDefaultsToMax) {
   const auto config = Normalized("max_batch_size: 8 dynamic_batching { }");
   ASSERT_EQ(config.dynamic_batching().preferred_batch_size_size(), 1);
   EXPECT_EQ(config.dynamic_batching().preferred_batch_size(0), 8);
-  const auto kept = Normalized("max_batch_size: 8 dynamic_batching { preferred_batch_size: [2, 4] }");
+  const auto kept =
+      Normalized("max_batch_size: 8 dynamic_batching { preferred_batch_size: [2, 4] }");
   EXPECT_EQ(kept.dynamic_batching().preferred_batch_size_size(), 2);
   EXPECT_FALSE(Normalized("max_batch_size: 8").has_dynamic_batching());
 }
@@ -48,8 +49,11 @@ TEST(NormalizeModelConfigTest, NoInstanceGroupOnCpuOnlyHost) {
 
 TEST(NormalizeModelConfigTest, ExplicitGroupsAreCompleted) {
   const auto config = Normalized(R"pb(
-    name: "m" backend: "onnxruntime"
-    instance_group [ { name: "pool" kind: KIND_CPU count: 3 }, { kind: KIND_AUTO }, { kind: KIND_MODEL } ])pb");
+    name: "m"
+    backend: "onnxruntime" instance_group
+    [ { name: "pool" kind: KIND_CPU count: 3 }
+      , { kind: KIND_AUTO }
+      , { kind: KIND_MODEL }])pb");
   ASSERT_EQ(config.instance_group_size(), 3);
   EXPECT_EQ(config.instance_group(0).name(), "pool");
   EXPECT_EQ(config.instance_group(0).count(), 3);
@@ -65,7 +69,8 @@ TEST(NormalizeModelConfigTest, PinnedMemoryDefaultsOn) {
   const auto config = Normalized("name: \"m\"");
   EXPECT_TRUE(config.optimization().input_pinned_memory().enable());
   EXPECT_TRUE(config.optimization().output_pinned_memory().enable());
-  const auto kept = Normalized("name: \"m\" optimization { input_pinned_memory { enable: false } }");
+  const auto kept =
+      Normalized("name: \"m\" optimization { input_pinned_memory { enable: false } }");
   EXPECT_FALSE(kept.optimization().input_pinned_memory().enable());
   EXPECT_TRUE(kept.optimization().output_pinned_memory().enable());
 }
@@ -78,7 +83,8 @@ TEST(NormalizeModelConfigTest, EnsemblesGetNoInstanceGroupOrOptimization) {
 }
 
 TEST(NormalizeModelConfigTest, IsIdempotent) {
-  auto once = Normalized("name: \"m\" backend: \"onnxruntime\" max_batch_size: 4 dynamic_batching { }");
+  auto once =
+      Normalized("name: \"m\" backend: \"onnxruntime\" max_batch_size: 4 dynamic_batching { }");
   auto twice = once;
   NormalizeModelConfig(twice);
   EXPECT_EQ(once.SerializeAsString(), twice.SerializeAsString());

@@ -21,48 +21,57 @@ inference::ModelConfig Parse(const std::string& text) {
 
 // Triton's documented example, verbatim.
 constexpr char kResnet[] = R"pb(
-# models/resnet/config.pbtxt
-name: "resnet"
-platform: "onnxruntime_onnx"          # same effect as: backend: "onnxruntime"
-max_batch_size: 16
-version_policy: { latest: { num_versions: 2 } }
-input [
-  { name: "data" data_type: TYPE_FP32 format: FORMAT_NCHW dims: [ 3, 224, 224 ] }
-]
-output [
-  { name: "prob" data_type: TYPE_FP32 dims: [ 1000 ] label_filename: "labels.txt" }
-]
-instance_group [
-  { name: "cpu_pool" kind: KIND_CPU count: 2 }
-]
-dynamic_batching {
-  preferred_batch_size: [ 8, 16 ]
-  max_queue_delay_microseconds: 2000
-  priority_levels: 2
-  default_priority_level: 2
-  default_queue_policy {
-    timeout_action: REJECT
-    default_timeout_microseconds: 100000
-    allow_timeout_override: true
-    max_queue_size: 64
+  # models/resnet/config.pbtxt
+  name: "resnet"
+  platform: "onnxruntime_onnx"  # same effect as: backend: "onnxruntime"
+  max_batch_size: 16
+  version_policy: { latest: { num_versions: 2 } } input
+  [ {
+    name: "data"
+    data_type: TYPE_FP32
+    format: FORMAT_NCHW
+    dims: [ 3, 224, 224 ]
+  }] output
+  [ {
+    name: "prob"
+    data_type: TYPE_FP32
+    dims: [ 1000 ]
+    label_filename: "labels.txt"
+  }] instance_group
+  [ { name: "cpu_pool" kind: KIND_CPU count: 2 }]
+  dynamic_batching {
+    preferred_batch_size: [ 8, 16 ]
+    max_queue_delay_microseconds: 2000
+    priority_levels: 2
+    default_priority_level: 2
+    default_queue_policy {
+      timeout_action: REJECT
+      default_timeout_microseconds: 100000
+      allow_timeout_override: true
+      max_queue_size: 64
+    }
+    priority_queue_policy {
+      key: 1
+      value { timeout_action: DELAY default_timeout_microseconds: 50000 max_queue_size: 32 }
+    }
   }
-  priority_queue_policy {
-    key: 1
-    value { timeout_action: DELAY default_timeout_microseconds: 50000 max_queue_size: 32 }
-  }
-}
-parameters { key: "intra_op_thread_count" value: { string_value: "1" } }
-model_warmup [
-  {
+  parameters {
+    key: "intra_op_thread_count"
+    value: { string_value: "1" }
+  } model_warmup
+  [ {
     name: "zeros_batch8"
     batch_size: 8
     inputs {
       key: "data"
-      value: { data_type: TYPE_FP32 dims: [ 3, 224, 224 ] zero_data: true }
+      value: {
+        data_type: TYPE_FP32
+        dims: [ 3, 224, 224 ]
+        zero_data: true
+      }
     }
-  }
-]
-response_cache { enable: true }
+  }]
+  response_cache { enable: true }
 )pb";
 
 TEST(ModelConfigParserTest, ParsesOnnxExample) {
@@ -90,25 +99,30 @@ TEST(ModelConfigParserTest, ParsesEnsembleExample) {
   const auto config = Parse(R"pb(
     name: "pipeline"
     platform: "ensemble"
-    max_batch_size: 8
-    input  [ { name: "RAW"    data_type: TYPE_UINT8 dims: [ -1 ] } ]
-    output [ { name: "SCORES" data_type: TYPE_FP32  dims: [ 1000 ] } ]
-    ensemble_scheduling {
-      step [
-        {
-          model_name: "preprocess"
-          model_version: -1
-          input_map  { key: "IMAGE_BYTES" value: "RAW" }
-          output_map { key: "TENSOR"      value: "pixels" }
-        },
-        {
-          model_name: "resnet"
-          model_version: -1
-          input_map  { key: "data" value: "pixels" }
-          output_map { key: "prob" value: "SCORES" }
-        }
-      ]
-    })pb");
+    max_batch_size: 8 input
+    [ {
+      name: "RAW"
+      data_type: TYPE_UINT8
+      dims: [ -1 ]
+    }] output
+    [ {
+      name: "SCORES"
+      data_type: TYPE_FP32
+      dims: [ 1000 ]
+    }]
+    ensemble_scheduling { step
+                          [ {
+                            model_name: "preprocess"
+                            model_version: -1
+                            input_map { key: "IMAGE_BYTES" value: "RAW" }
+                            output_map { key: "TENSOR" value: "pixels" }
+                          }
+                            , {
+                              model_name: "resnet"
+                              model_version: -1
+                              input_map { key: "data" value: "pixels" }
+                              output_map { key: "prob" value: "SCORES" }
+                            }] })pb");
   ASSERT_EQ(config.ensemble_scheduling().step_size(), 2);
   EXPECT_EQ(config.ensemble_scheduling().step(0).model_version(), -1);
   EXPECT_EQ(config.ensemble_scheduling().step(1).output_map().at("prob"), "SCORES");
@@ -119,29 +133,59 @@ TEST(ModelConfigParserTest, ParsesSequenceExample) {
   const auto config = Parse(R"pb(
     name: "accumulator"
     backend: "onnxruntime"
-    max_batch_size: 4
-    input  [ { name: "INPUT"  data_type: TYPE_INT32 dims: [ 1 ] } ]
-    output [ { name: "OUTPUT" data_type: TYPE_INT32 dims: [ 1 ] } ]
+    max_batch_size: 4 input
+    [ {
+      name: "INPUT"
+      data_type: TYPE_INT32
+      dims: [ 1 ]
+    }] output
+    [ {
+      name: "OUTPUT"
+      data_type: TYPE_INT32
+      dims: [ 1 ]
+    }]
     sequence_batching {
       max_sequence_idle_microseconds: 5000000
-      direct { max_queue_delay_microseconds: 1000 minimum_slot_utilization: 0.5 }
-      control_input [
-        { name: "START"  control [ { kind: CONTROL_SEQUENCE_START  int32_false_true: [ 0, 1 ] } ] },
-        { name: "READY"  control [ { kind: CONTROL_SEQUENCE_READY  int32_false_true: [ 0, 1 ] } ] },
-        { name: "END"    control [ { kind: CONTROL_SEQUENCE_END    bool_false_true: [ false, true ] } ] },
-        { name: "CORRID" control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ] }
-      ]
-      state [
-        {
-          input_name: "STATE_IN"
-          output_name: "STATE_OUT"
+      direct { max_queue_delay_microseconds: 1000 minimum_slot_utilization: 0.5 } control_input
+      [ {
+        name: "START" control
+        [ {
+          kind: CONTROL_SEQUENCE_START
+          int32_false_true: [ 0, 1 ]
+        }]
+      }
+        , {
+          name: "READY" control
+          [ {
+            kind: CONTROL_SEQUENCE_READY
+            int32_false_true: [ 0, 1 ]
+          }]
+        }
+        , {
+          name: "END" control
+          [ {
+            kind: CONTROL_SEQUENCE_END
+            bool_false_true: [ false, true ]
+          }]
+        }
+        , {
+          name: "CORRID" control
+          [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 }]
+        }] state
+      [ {
+        input_name: "STATE_IN"
+        output_name: "STATE_OUT"
+        data_type: TYPE_INT32
+        dims: [ 1 ]
+        initial_state: {
+          name: "zero"
           data_type: TYPE_INT32
           dims: [ 1 ]
-          initial_state: { name: "zero" data_type: TYPE_INT32 dims: [ 1 ] zero_data: true }
+          zero_data: true
         }
-      ]
-    }
-    instance_group [ { kind: KIND_CPU count: 1 } ])pb");
+      }]
+    } instance_group
+    [ { kind: KIND_CPU count: 1 }])pb");
   EXPECT_TRUE(config.has_sequence_batching());
   EXPECT_FLOAT_EQ(config.sequence_batching().direct().minimum_slot_utilization(), 0.5f);
   EXPECT_EQ(config.sequence_batching().control_input_size(), 4);
@@ -152,12 +196,23 @@ TEST(ModelConfigParserTest, ParsesPythonExample) {
   const auto config = Parse(R"pb(
     name: "preprocess"
     backend: "python"
-    max_batch_size: 8
-    input  [ { name: "IMAGE_BYTES" data_type: TYPE_UINT8 dims: [ -1 ] } ]
-    output [ { name: "TENSOR"      data_type: TYPE_FP32  dims: [ 3, 224, 224 ] } ]
-    instance_group [ { kind: KIND_CPU count: 2 } ]
+    max_batch_size: 8 input
+    [ {
+      name: "IMAGE_BYTES"
+      data_type: TYPE_UINT8
+      dims: [ -1 ]
+    }] output
+    [ {
+      name: "TENSOR"
+      data_type: TYPE_FP32
+      dims: [ 3, 224, 224 ]
+    }] instance_group
+    [ { kind: KIND_CPU count: 2 }]
     dynamic_batching { max_queue_delay_microseconds: 500 }
-    parameters { key: "EXECUTION_ENV_PATH" value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" } }
+    parameters {
+      key: "EXECUTION_ENV_PATH"
+      value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" }
+    }
     model_transaction_policy { decoupled: true })pb");
   EXPECT_EQ(config.backend(), "python");
   EXPECT_TRUE(config.model_transaction_policy().decoupled());
@@ -165,8 +220,17 @@ TEST(ModelConfigParserTest, ParsesPythonExample) {
 }
 
 TEST(ModelConfigParserTest, ListAndRepeatedFormsAreEqual) {
-  const auto list = Parse(R"pb(input [ { name: "a" dims: [ 3, 224, 224 ] }, { name: "b" dims: 1 } ])pb");
-  const auto repeated = Parse(R"pb(input { name: "a" dims: 3 dims: 224 dims: 224 } input: { name: "b" dims: [1] })pb");
+  const auto list = Parse(R"pb(input
+                               [ {
+                                 name: "a"
+                                 dims: [ 3, 224, 224 ]
+                               }
+                                 , { name: "b" dims: 1 }])pb");
+  const auto repeated = Parse(R"pb(input { name: "a" dims: 3 dims: 224 dims: 224 }
+                                   input: {
+                                     name: "b"
+                                     dims: [ 1 ]
+                                   })pb");
   EXPECT_EQ(list.SerializeAsString(), repeated.SerializeAsString());
   EXPECT_EQ(list.input_size(), 2);
 }
@@ -179,13 +243,28 @@ TEST(ModelConfigParserTest, OptionalColonBeforeMessages) {
 
 TEST(ModelConfigParserTest, MapForms) {
   const auto entries = Parse(R"pb(
-    parameters { key: "k1" value: { string_value: "v1" } }
-    parameters { key: "k2" value { string_value: "v2" } })pb");
+    parameters {
+      key: "k1"
+      value: { string_value: "v1" }
+    }
+    parameters {
+      key: "k2"
+      value { string_value: "v2" }
+    })pb");
   const auto as_list = Parse(R"pb(
-    parameters [ { key: "k1" value: { string_value: "v1" } }, { key: "k2" value: { string_value: "v2" } } ])pb");
+    parameters
+    [ {
+      key: "k1"
+      value: { string_value: "v1" }
+    }
+      , {
+        key: "k2"
+        value: { string_value: "v2" }
+      }])pb");
   EXPECT_EQ(entries.parameters().size(), 2u);
   EXPECT_EQ(as_list.parameters().at("k2").string_value(), "v2");
-  EXPECT_EQ(entries.parameters().at("k1").string_value(), as_list.parameters().at("k1").string_value());
+  EXPECT_EQ(entries.parameters().at("k1").string_value(),
+            as_list.parameters().at("k1").string_value());
 }
 
 TEST(ModelConfigParserTest, BoolSpellings) {
@@ -199,8 +278,9 @@ TEST(ModelConfigParserTest, BoolSpellings) {
 TEST(ModelConfigParserTest, CommentsAndSeparators) {
   const auto config = Parse(R"pb(
     # a comment line
-    name: "m",   # trailing comment
-    max_batch_size: 2;
+    name: "m",  # trailing comment
+    max_batch_size: 2
+    ;
     input { name: "x"; data_type: TYPE_STRING, dims: [ -1 ] })pb");
   EXPECT_EQ(config.name(), "m");
   EXPECT_EQ(config.max_batch_size(), 2);
@@ -209,9 +289,21 @@ TEST(ModelConfigParserTest, CommentsAndSeparators) {
 
 TEST(ModelConfigParserTest, PresenceOfEmptyMessagesIsKept) {
   const auto config = Parse(R"pb(
-    input { name: "a" dims: [1] reshape: { shape: [ ] } }
-    input { name: "b" dims: [1] }
-    model_warmup { inputs { key: "a" value { zero_data: false } } })pb");
+    input {
+      name: "a"
+      dims: [ 1 ]
+      reshape: { shape: [] }
+    }
+    input {
+      name: "b"
+      dims: [ 1 ]
+    }
+    model_warmup {
+      inputs {
+        key: "a"
+        value { zero_data: false }
+      }
+    })pb");
   EXPECT_TRUE(config.input(0).has_reshape());
   EXPECT_EQ(config.input(0).reshape().shape_size(), 0);
   EXPECT_FALSE(config.input(1).has_reshape());
@@ -226,7 +318,8 @@ TEST(ModelConfigParserTest, EmptyTextIsAnEmptyConfig) {
 }
 
 TEST(ModelConfigParserTest, UnknownFieldNamesFileAndLine) {
-  auto config = ParseModelConfig("name: \"m\"\nmax_batch_size: 1\nnot_a_field: 3\n", "models/m/config.pbtxt");
+  auto config =
+      ParseModelConfig("name: \"m\"\nmax_batch_size: 1\nnot_a_field: 3\n", "models/m/config.pbtxt");
   ASSERT_FALSE(config.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(config.status()));
   EXPECT_THAT(std::string(config.status().message()), HasSubstr("models/m/config.pbtxt:3:"));
@@ -244,8 +337,8 @@ TEST(ModelConfigParserTest, UnknownNestedFieldAndEnumValue) {
 }
 
 TEST(ModelConfigParserTest, SyntaxErrorsNameTheLine) {
-  for (const char* text : {"name: \"m\"\ninput {\n", "name: \"unterminated\n", "max_batch_size: \"x\"",
-                           "max_batch_size: 99999999999"}) {
+  for (const char* text : {"name: \"m\"\ninput {\n", "name: \"unterminated\n",
+                           "max_batch_size: \"x\"", "max_batch_size: 99999999999"}) {
     auto config = ParseModelConfig(text, "bad.pbtxt");
     ASSERT_FALSE(config.ok()) << text;
     EXPECT_TRUE(absl::IsInvalidArgument(config.status())) << text;

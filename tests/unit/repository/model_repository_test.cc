@@ -15,7 +15,8 @@ using ::testing::HasSubstr;
 
 TEST(ModelRepositoryTest, ListsModelFoldersSortedByName) {
   testing::TempDir repo;
-  for (const char* name : {"zeta", "alpha", "mid", ".hidden"}) testing::MakeDirectory(repo.Join(name));
+  for (const char* name : {"zeta", "alpha", "mid", ".hidden"})
+    testing::MakeDirectory(repo.Join(name));
   testing::WriteFile(repo.Join("README.md"), "not a model");
   auto models = ListModels({repo.path()});
   ASSERT_TRUE(models.ok()) << models.status();
@@ -81,7 +82,8 @@ TEST(ModelRepositoryTest, ParseErrorsNameTheConfigPath) {
   auto config = ReadModelConfigFile(repo.Join("m"));
   ASSERT_FALSE(config.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(config.status()));
-  EXPECT_THAT(std::string(config.status().message()), HasSubstr(repo.Join("m/config.pbtxt") + ":2:"));
+  EXPECT_THAT(std::string(config.status().message()),
+              HasSubstr(repo.Join("m/config.pbtxt") + ":2:"));
 }
 
 }  // namespace

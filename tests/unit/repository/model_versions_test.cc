@@ -23,8 +23,8 @@ TEST(ParseVersionFolderTest, AcceptsDecimalNames) {
 }
 
 TEST(ParseVersionFolderTest, RejectsOtherNames) {
-  for (const char* name : {"", "01", "007", "a", "1a", "v1", "-1", "+1", " 1", "1 ", "1.0", "0x1", "configs",
-                           "warmup", "initial_state", "1234567890123456789"}) {
+  for (const char* name : {"", "01", "007", "a", "1a", "v1", "-1", "+1", " 1", "1 ", "1.0", "0x1",
+                           "configs", "warmup", "initial_state", "1234567890123456789"}) {
     EXPECT_FALSE(ParseVersionFolder(name).has_value()) << "'" << name << "'";
   }
 }
@@ -55,7 +55,8 @@ TEST(SelectVersionsTest, DefaultIsLatestOne) {
 }
 
 TEST(SelectVersionsTest, LatestN) {
-  EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 2 } }"), {1, 2, 5}), ElementsAre(2, 5));
+  EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 2 } }"), {1, 2, 5}),
+              ElementsAre(2, 5));
   EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 9 } }"), {1, 2}), ElementsAre(1, 2));
   EXPECT_THAT(SelectVersions(Policy("{ latest { num_versions: 1 } }"), {0}), ElementsAre(0));
   // `latest { }` means 0 versions, unlike an absent policy (docs/configuration.md).
@@ -68,7 +69,8 @@ TEST(SelectVersionsTest, All) {
 }
 
 TEST(SelectVersionsTest, SpecificKeepsTheListedOnesThatExist) {
-  EXPECT_THAT(SelectVersions(Policy("{ specific { versions: [ 7, 1, 4 ] } }"), {1, 2, 3, 7}), ElementsAre(1, 7));
+  EXPECT_THAT(SelectVersions(Policy("{ specific { versions: [ 7, 1, 4 ] } }"), {1, 2, 3, 7}),
+              ElementsAre(1, 7));
   EXPECT_THAT(SelectVersions(Policy("{ specific { versions: [ 9 ] } }"), {1, 2}), IsEmpty());
   EXPECT_THAT(SelectVersions(Policy("{ specific { } }"), {1, 2}), IsEmpty());
 }

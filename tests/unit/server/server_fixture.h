@@ -15,15 +15,40 @@ namespace inferd {
 
 // identity: INPUT0 INT32 [4] -> OUTPUT0, INPUT1 BYTES [-1] -> OUTPUT1, batching up to 8.
 inline constexpr char kIdentityIO[] = R"pb(
-  max_batch_size: 8
-  input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 4 ] },
-          { name: "INPUT1" data_type: TYPE_STRING dims: [ -1 ] } ]
-  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] },
-           { name: "OUTPUT1" data_type: TYPE_STRING dims: [ -1 ] } ])pb";
+  max_batch_size: 8 input
+  [ {
+    name: "INPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }
+    , {
+      name: "INPUT1"
+      data_type: TYPE_STRING
+      dims: [ -1 ]
+    }] output
+  [ {
+    name: "OUTPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }
+    , {
+      name: "OUTPUT1"
+      data_type: TYPE_STRING
+      dims: [ -1 ]
+    }])pb";
 
 inline constexpr char kSingleIO[] = R"pb(
-  input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ]
-  output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 4 ] } ])pb";
+  input
+  [ {
+    name: "INPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }] output
+  [ {
+    name: "OUTPUT0"
+    data_type: TYPE_INT32
+    dims: [ 4 ]
+  }])pb";
 
 inline void WriteTestRepository(const std::string& repo) {
   using testing::FakeConfig;
@@ -34,8 +59,10 @@ inline void WriteTestRepository(const std::string& repo) {
   testing::WriteFakeModel(repo, {"broken", FakeConfig(kSingleIO), "fail_load\n"});
   testing::WriteFakeModel(repo, {"failing", FakeConfig(kSingleIO), "fail_execute\n"});
   testing::WriteFakeModel(repo, {"unreadable", "bogus_field: 1\n"});
-  testing::WriteFakeModel(repo, {"versions", FakeConfig(std::string(kSingleIO) + "version_policy { all { } }"),
-                                 "", {1, 2, 3}});
+  testing::WriteFakeModel(repo, {"versions",
+                                 FakeConfig(std::string(kSingleIO) + "version_policy { all { } }"),
+                                 "",
+                                 {1, 2, 3}});
   testing::WriteFile(repo + "/versions/3/model.fake", "fail_load\n");
 }
 

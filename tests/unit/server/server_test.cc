@@ -149,10 +149,12 @@ TEST_F(ServerTest, IsModelReady) {
 TEST_F(ServerTest, RepositoryIndex) {
   const auto index = server_->RepositoryIndex(/*ready_only=*/false);
   std::vector<std::string> keys;
-  for (const auto& entry : index) keys.push_back(entry.name + ":" + entry.version + ":" + entry.state);
-  EXPECT_THAT(keys, ElementsAre("auto:1:READY", "broken:1:UNAVAILABLE", "failing:1:READY", "identity:1:READY",
-                                "plain:1:READY", "scalar:1:READY", "unreadable:1:UNAVAILABLE", "versions:1:READY",
-                                "versions:2:READY", "versions:3:UNAVAILABLE"));
+  for (const auto& entry : index)
+    keys.push_back(entry.name + ":" + entry.version + ":" + entry.state);
+  EXPECT_THAT(keys, ElementsAre("auto:1:READY", "broken:1:UNAVAILABLE", "failing:1:READY",
+                                "identity:1:READY", "plain:1:READY", "scalar:1:READY",
+                                "unreadable:1:UNAVAILABLE", "versions:1:READY", "versions:2:READY",
+                                "versions:3:UNAVAILABLE"));
   for (const auto& entry : index) {
     if (entry.state == "READY") {
       EXPECT_EQ(entry.reason, "") << entry.name;
@@ -160,7 +162,8 @@ TEST_F(ServerTest, RepositoryIndex) {
       EXPECT_NE(entry.reason, "") << entry.name;
     }
   }
-  auto broken = std::find_if(index.begin(), index.end(), [](const auto& e) { return e.name == "broken"; });
+  auto broken =
+      std::find_if(index.begin(), index.end(), [](const auto& e) { return e.name == "broken"; });
   EXPECT_THAT(broken->reason, HasSubstr("fail_load"));
 }
 

@@ -5,8 +5,8 @@
 namespace inferd::frontends::http {
 
 HttpReply HandleHealth(const ServingContext& context, const RouteMatch& route) {
-  const bool ok = route.route == Route::kHealthLive ? context.server.IsLive()
-                                                    : context.server.IsReady();
+  const bool ok =
+      route.route == Route::kHealthLive ? context.server.IsLive() : context.server.IsReady();
   return EmptyReply(ok ? 200 : 400);
 }
 

@@ -83,8 +83,9 @@ TEST(CompressionTest, BoundsDecompressedSize) {
 
 TEST(CompressionTest, RejectsCorruptStreams) {
   const std::string packed = Pack(std::string(1000, 'y'), ContentCoding::kGzip);
-  EXPECT_THAT(Decompress(packed.substr(0, packed.size() / 2), ContentCoding::kGzip, 1 << 20).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, "truncated"));
+  EXPECT_THAT(
+      Decompress(packed.substr(0, packed.size() / 2), ContentCoding::kGzip, 1 << 20).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "truncated"));
   EXPECT_THAT(Decompress("not gzip at all", ContentCoding::kGzip, 1 << 20).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, "malformed"));
   EXPECT_THAT(Decompress("not zlib", ContentCoding::kDeflate, 1 << 20).status(),

@@ -79,7 +79,10 @@ TEST(InferResponseCodecTest, EveryDatatypeAsJson) {
   EXPECT_THAT(JsonOf(Output("o", DataType::kBf16, {1}, std::string("\x80\x3f", 2))),
               ::testing::HasSubstr(R"("data":[1])"));
   EXPECT_THAT(JsonOf(Output("o", DataType::kBytes, {2},
-                            std::string("\x02\x00\x00\x00" "a\"" "\x00\x00\x00\x00", 10))),
+                            std::string("\x02\x00\x00\x00"
+                                        "a\""
+                                        "\x00\x00\x00\x00",
+                                        10))),
               ::testing::HasSubstr(R"("data":["a\"",""])"));
 }
 
@@ -102,13 +105,12 @@ TEST(InferResponseCodecTest, BinaryOutputsFollowTheJson) {
   EXPECT_EQ(reply->content_type, "application/octet-stream");
   EXPECT_THAT(reply->headers, Contains(Pair("Inference-Header-Content-Length",
                                             std::to_string(reply->body.size()))));
-  EXPECT_THAT(reply->body,
-              ::testing::HasSubstr(R"({"name":"a","datatype":"INT32","shape":[2],)"
-                                   R"("parameters":{"binary_data_size":8}})"));
+  EXPECT_THAT(reply->body, ::testing::HasSubstr(R"({"name":"a","datatype":"INT32","shape":[2],)"
+                                                R"("parameters":{"binary_data_size":8}})"));
   EXPECT_THAT(reply->body, ::testing::HasSubstr(R"({"name":"b","datatype":"INT32","shape":[1],)"
                                                 R"("data":[7]})"));
   EXPECT_THAT(reply->body, ::testing::HasSubstr(R"("parameters":{"binary_data_size":0})"));
-  ASSERT_EQ(reply->tail.size(), 1u);  // the empty output adds no blob
+  ASSERT_EQ(reply->tail.size(), 1u);            // the empty output adds no blob
   EXPECT_EQ(reply->tail[0].data, a.data.data);  // not copied
   EXPECT_EQ(reply->ContentLength(), reply->body.size() + 8);
 }
@@ -116,8 +118,7 @@ TEST(InferResponseCodecTest, BinaryOutputsFollowTheJson) {
 TEST(InferResponseCodecTest, ZeroSizeBinaryStillUsesBinaryFraming) {
   OutputFormat format;
   format.binary_default = true;
-  auto reply =
-      EncodeInferResponse(Response({Output("e", core::DataType::kFp32, {0}, "")}), format);
+  auto reply = EncodeInferResponse(Response({Output("e", core::DataType::kFp32, {0}, "")}), format);
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->content_type, "application/octet-stream");
   EXPECT_TRUE(reply->tail.empty());

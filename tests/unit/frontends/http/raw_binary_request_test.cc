@@ -35,12 +35,12 @@ TEST(RawBinaryRequestTest, SolvesOneVariableDimension) {
   auto decoded = DecodeRawBinaryRequest(body, OneInput(core::DataType::kInt32, {-1, 2, -1}), true);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_THAT(decoded->request->inputs[0].shape, ElementsAre(1, 2, 3));
-  EXPECT_THAT(DecodeRawBinaryRequest(body, OneInput(core::DataType::kInt32, {-1, -1}), false)
-                  .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, "one variable"));
-  EXPECT_THAT(DecodeRawBinaryRequest(body, OneInput(core::DataType::kInt32, {-1, 4}), true)
-                  .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      DecodeRawBinaryRequest(body, OneInput(core::DataType::kInt32, {-1, -1}), false).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "one variable"));
+  EXPECT_THAT(
+      DecodeRawBinaryRequest(body, OneInput(core::DataType::kInt32, {-1, 4}), true).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(DecodeRawBinaryRequest(body, OneInput(core::DataType::kInt32, {5}), false).status(),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
@@ -51,8 +51,7 @@ TEST(RawBinaryRequestTest, BytesInputIsOneElement) {
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_THAT(decoded->request->inputs[0].shape, ElementsAre(1, 1));
   EXPECT_EQ(decoded->request->inputs[0].data.view(), std::string("\x05\x00\x00\x00hello", 9));
-  EXPECT_FALSE(
-      DecodeRawBinaryRequest(body, OneInput(core::DataType::kBytes, {-1, 2}), true).ok());
+  EXPECT_FALSE(DecodeRawBinaryRequest(body, OneInput(core::DataType::kBytes, {-1, 2}), true).ok());
 }
 
 TEST(RawBinaryRequestTest, NeedsExactlyOneInput) {

@@ -20,12 +20,25 @@ TEST(RouterTest, ServerEndpoints) {
 }
 
 TEST(RouterTest, UnknownPathsAreNotFound) {
-  for (const char* target : {"/", "/v1", "/v2/", "/v2/health", "/v2/health/live/", "/v2//health/live",
-                             "/v2/models", "/v2/models/", "/v2/models/m/", "/v2/models/m/bogus",
-                             "/v2/models/m/versions", "/v2/models/m/versions/x",
-                             "/v2/models/m/versions/-1/infer", "/v2/models/m/versions/1.0",
-                             "/v2/models/m/versions/1/trace/setting", "v2", "",
-                             "/v2/repository", "/v2/repository/models/m/bogus",
+  for (const char* target : {"/",
+                             "/v1",
+                             "/v2/",
+                             "/v2/health",
+                             "/v2/health/live/",
+                             "/v2//health/live",
+                             "/v2/models",
+                             "/v2/models/",
+                             "/v2/models/m/",
+                             "/v2/models/m/bogus",
+                             "/v2/models/m/versions",
+                             "/v2/models/m/versions/x",
+                             "/v2/models/m/versions/-1/infer",
+                             "/v2/models/m/versions/1.0",
+                             "/v2/models/m/versions/1/trace/setting",
+                             "v2",
+                             "",
+                             "/v2/repository",
+                             "/v2/repository/models/m/bogus",
                              "/v2/systemsharedmemory/register"}) {
     EXPECT_EQ(Get(target).outcome, Outcome::kNotFound) << target;
     EXPECT_EQ(Post(target).outcome, Outcome::kNotFound) << target;

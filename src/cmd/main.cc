@@ -202,6 +202,10 @@ int Serve(CLI::App& serve, Flags& flags) {
   }
   INFERD_LOG_INFO("no longer accepting requests; draining for at most {} s",
                   flags.exit_timeout_secs);
+  // New HTTP connections are refused from now on and every reply closes its
+  // connection, so keep-alive clients are never cut off mid-request.
+  if (http) http->BeginDrain();
+  tfs.BeginDrain();
   (*server)->Stop(std::chrono::milliseconds(static_cast<int64_t>(flags.exit_timeout_secs * 1000)));
   // Every accepted request has been answered; the endpoints close now (the
   // HTTP frontend stops the metrics endpoint with it).

@@ -22,6 +22,10 @@ void AddTfsFlags(CLI::App& serve, TfsFlags& flags) {
       ->default_str("8500");
 }
 
+void TfsFrontends::BeginDrain() {
+  if (rest) rest->BeginDrain();
+}
+
 void TfsFrontends::Stop() {
   if (rest) rest->Stop();
   if (grpc) grpc->Stop();

@@ -28,6 +28,7 @@ void AddTfsFlags(CLI::App& serve, TfsFlags& flags);
 struct TfsFrontends {
   std::unique_ptr<frontends::http::HttpFrontend> rest;
   std::unique_ptr<frontends::tfserving::TfsGrpcFrontend> grpc;
+  void BeginDrain();  // the REST endpoint's (HttpFrontend::BeginDrain)
   void Stop();
 };
 

@@ -20,6 +20,17 @@ void ConnectionTracker::Remove(Session* key) {
   sessions_.erase(key);
 }
 
+bool ConnectionTracker::WaitUntilEmpty(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  return mu_.AwaitWithTimeout(
+      absl::Condition(
+          +[](std::unordered_map<Session*, std::weak_ptr<Session>>* sessions) {
+            return sessions->empty();
+          },
+          &sessions_),
+      timeout);
+}
+
 void ConnectionTracker::CloseAll() {
   std::vector<std::shared_ptr<Session>> open;
   {

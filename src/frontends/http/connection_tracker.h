@@ -20,6 +20,9 @@ class ConnectionTracker {
   // Registers a session; false once CloseAll() has run (the caller closes it).
   bool Add(Session* key, std::weak_ptr<Session> session);
   void Remove(Session* key);
+  // Waits until every session has ended or `timeout` has passed; true when
+  // none is left.
+  bool WaitUntilEmpty(absl::Duration timeout);
   // Closes every registered session and refuses new ones.
   void CloseAll();
 

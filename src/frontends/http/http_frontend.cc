@@ -14,6 +14,10 @@
 
 namespace inferd::frontends::http {
 
+// After a drain, how long Stop waits for open connections to end on their
+// own (each closes after its next reply) before closing the rest.
+constexpr absl::Duration kDrainLinger = absl::Milliseconds(500);
+
 // The io_context, its threads and the listeners. Members are declared so that
 // the io_context is destroyed last: destroying it destroys the handlers still
 // queued, and with them the sessions they hold.
@@ -87,11 +91,24 @@ class FrontendCore {
     return index < side_listeners_.size() ? side_listeners_[index]->port() : 0;
   }
 
+  void BeginDrain() {
+    absl::MutexLock lock(&stop_mu_);
+    if (stopped_ || context_->draining.load()) return;
+    if (listener_) listener_->Stop();
+    context_->draining.store(true, std::memory_order_release);
+  }
+
   void Stop() {
     absl::MutexLock lock(&stop_mu_);
     if (stopped_) return;
     stopped_ = true;
     if (listener_) listener_->Stop();
+    if (context_->draining.load(std::memory_order_acquire)) {
+      // Connections still open got no request since the drain began; give
+      // a client that is sending one right now the time to be answered
+      // (with Connection: close) before the rest are closed.
+      context_->tracker.WaitUntilEmpty(kDrainLinger);
+    }
     for (const auto& side : side_listeners_) side->Stop();
     context_->tracker.CloseAll();
     for (const auto& side : side_contexts_) side->tracker.CloseAll();
@@ -158,6 +175,8 @@ HttpFrontend::HttpFrontend(std::unique_ptr<FrontendCore> core) : core_(std::move
 HttpFrontend::~HttpFrontend() { Stop(); }
 
 int HttpFrontend::port() const { return core_->port(); }
+
+void HttpFrontend::BeginDrain() { core_->BeginDrain(); }
 
 int HttpFrontend::side_port(size_t index) const { return core_->side_port(index); }
 

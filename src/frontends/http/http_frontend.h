@@ -76,6 +76,12 @@ class HttpFrontend {
 
   int port() const;                   // the bound port
   int side_port(size_t index) const;  // the bound port of side_endpoints[index]
+  // The server has stopped accepting requests (Server::Stop is draining
+  // them): closes the listener, so new connections are refused, and makes
+  // every reply from now on close its connection. Side endpoints keep
+  // serving. Stop() then waits up to 500 ms for the open connections to
+  // end before closing them (docs/deployment.md, "Shutdown").
+  void BeginDrain();
   // Stops accepting (side endpoints too), closes connections, waits for
   // requests still running in the server to call back, joins the threads.
   // Idempotent.

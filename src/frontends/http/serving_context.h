@@ -4,6 +4,8 @@
 // session and the last infer callback.
 #pragma once
 
+#include <atomic>
+
 #include "frontends/http/connection_tracker.h"
 #include "frontends/http/http_frontend.h"
 #include "server/server.h"
@@ -24,6 +26,9 @@ struct ServingContext {
   // the KServe routes.
   const SideHandler side_handler;
   ConnectionTracker tracker;
+  // Set by HttpFrontend::BeginDrain: every reply from then on says
+  // `Connection: close` (docs/deployment.md, "Shutdown").
+  std::atomic<bool> draining{false};
 };
 
 }  // namespace inferd::frontends::http

@@ -49,7 +49,15 @@ void Session::Start() {
 }
 
 void Session::Close() {
-  net::post(stream_.get_executor(), [self = shared_from_this()] { self->CloseSocket(); });
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    // A reply being written is finished first: its request was accepted and
+    // is answered, and OnWrite closes then.
+    if (self->write_in_progress_) {
+      self->close_after_write_ = true;
+      return;
+    }
+    self->CloseSocket();
+  });
 }
 
 void Session::Deliver(std::function<HttpReply()> make) {
@@ -193,7 +201,11 @@ void Session::Write(HttpReply reply) {
   watch_.Stop(stream_.socket());  // before the write: the wait must not outlive the request
   if (closed_) return;
   writing_ = std::move(reply);
-  const bool close = writing_.close_connection || !keep_alive_;
+  // While draining every reply closes its connection, so that a client
+  // sending continuously learns of it from a reply instead of from a closed
+  // connection (its next connection is then refused: the listener is shut).
+  const bool close = writing_.close_connection || !keep_alive_ ||
+                     context_->draining.load(std::memory_order_acquire);
   head_ = SerializeReplyHead(writing_, version_, close);
   std::vector<net::const_buffer> buffers;
   buffers.reserve(2 + writing_.tail.size());
@@ -203,6 +215,7 @@ void Session::Write(HttpReply reply) {
     if (buffer.size > 0) buffers.emplace_back(buffer.data, buffer.size);
   }
   stream_.expires_after(kWriteTimeout);
+  write_in_progress_ = true;
   net::async_write(stream_, buffers,
                    [self = shared_from_this(), close](beast::error_code ec, size_t) {
                      self->OnWrite(ec, close);
@@ -212,7 +225,8 @@ void Session::Write(HttpReply reply) {
 void Session::OnWrite(beast::error_code ec, bool close) {
   writing_ = HttpReply();  // releases output buffers (and the request body they may share)
   token_.reset();
-  if (ec) {
+  write_in_progress_ = false;
+  if (ec || close_after_write_) {
     CloseSocket();
     return;
   }

@@ -99,6 +99,8 @@ class Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool closed_ = false;
+  bool write_in_progress_ = false;  // Write to OnWrite
+  bool close_after_write_ = false;  // Close() came during a write
   DisconnectWatch watch_;
   // The current request's token (WatchDisconnect), also raised when a
   // streamed reply cannot be written.

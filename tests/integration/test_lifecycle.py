@@ -653,7 +653,12 @@ def refused(outcome):
 
 
 def shutting_down(error):
-    """The documented refusal once the grace period is over (deployment.md)."""
+    """The documented refusals once the grace period is over (deployment.md):
+    503 / UNAVAILABLE, or for HTTP a refused connection — a reply sent during
+    the drain closes its connection and the listener is shut, so the next
+    request finds the port closed before it is sent."""
+    if error[0] == "ConnectionRefusedError":
+        return True
     return error[0] in ("503", "StatusCode.UNAVAILABLE") and "server is shutting down" in error[1]
 
 

@@ -14,6 +14,7 @@ import threading
 import time
 
 from conftest import EXAMPLES
+from test_http_util import read_response, request_bytes
 
 BODY = json.dumps({
     "inputs": [
@@ -21,13 +22,8 @@ BODY = json.dumps({
         {"name": "INPUT1", "datatype": "INT32", "shape": [1, 16], "data": [1] * 16},
     ]
 }).encode()
-
-
-def request_bytes():
-    head = ("POST /v2/models/simple/infer HTTP/1.1\r\nHost: inferd\r\n"
-            "Content-Type: application/json\r\n"
-            f"Content-Length: {len(BODY)}\r\n\r\n")
-    return head.encode() + BODY
+REQUEST = request_bytes("POST", "/v2/models/simple/infer",
+                        {"Content-Type": "application/json"}, BODY)
 
 
 class CutOff(Exception):
@@ -36,30 +32,15 @@ class CutOff(Exception):
 
 def read_reply(sock):
     """(status, headers) of one complete reply; CutOff when the connection
-    ends (EOF or reset) before the reply is whole."""
-    data = b""
+    ends (end of stream or reset) before the reply is whole."""
     try:
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise CutOff(f"end of stream after {len(data)} bytes of the reply")
-            data += chunk
-        head, _, body = data.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
-        headers = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        length = int(headers.get("content-length", "0"))
-        while len(body) < length:
-            chunk = sock.recv(65536)
-            if not chunk:
-                raise CutOff(f"end of stream inside the body ({len(body)} of {length} bytes)")
-            body += chunk
-        return status, headers
-    except (ConnectionResetError, BrokenPipeError) as error:
-        raise CutOff(f"connection reset: {error}") from error
+        reply, _ = read_response(sock)
+    except ConnectionError as error:  # ConnectionResetError and BrokenPipeError too
+        raise CutOff(str(error)) from error
+    length = int(reply.headers.get("content-length", "0"))
+    if len(reply.body) < length:
+        raise CutOff(f"end of stream inside the body ({len(reply.body)} of {length} bytes)")
+    return reply.status, reply.headers
 
 
 class Client(threading.Thread):
@@ -75,7 +56,6 @@ class Client(threading.Thread):
         self.other = []
 
     def run(self):
-        payload = request_bytes()
         sock = None
         while not self.stop.is_set():
             if sock is None:
@@ -86,7 +66,7 @@ class Client(threading.Thread):
                     time.sleep(0.002)
                     continue
             try:
-                sock.sendall(payload)
+                sock.sendall(REQUEST)
                 status, headers = read_reply(sock)
             except (CutOff, BrokenPipeError, ConnectionResetError) as error:
                 self.cut_off.append(str(error))

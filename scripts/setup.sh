@@ -62,6 +62,10 @@ TEST_APT_PACKAGES=(
   libtorch-dev python3-torch
   # The OCR tests and benchmark render their test images with DejaVu fonts.
   fonts-dejavu-core
+  # `make image` (deploy/image/build.sh): buildah builds the OCI image without a daemon,
+  # mmdebstrap makes its Debian 12 slim base; HAProxy balances `make bench-scaleout`'s
+  # replicas (tests/integration/test_scaleout.py).
+  buildah mmdebstrap haproxy
 )
 if [ "$PROFILE" = all ]; then
   APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}")
@@ -232,6 +236,7 @@ fi
 bash scripts/fetch_models.sh
 if [ "$PROFILE" = all ]; then
   bash scripts/fetch_testdata.sh
+  bash scripts/fetch_deploy_tools.sh  # helm, kubeconform, Kubernetes and CRD schemas
 fi
 if [ $((SECONDS - START)) -gt 2 ]; then
   log "done in $((SECONDS - START)) s"

@@ -119,17 +119,21 @@ def test_image_holds_only_runtime_files(container):
 class ImageServer:
     """inferd serve, on free ports, in a container of `image` with `repo` at /models."""
 
-    def __init__(self, image, repo, log_path):
+    def __init__(self, image, repo, log_path, command=None, mount="/models"):
+        """`command(http_port, grpc_port, metrics_port)` gives the command line to run;
+        by default the image's own command with those ports."""
         self.http_port, self.grpc_port, metrics_port = free_ports(3)
         self.container = subprocess.run(["buildah", "from", "--pull=never", image], check=True,
                                         capture_output=True, text=True).stdout.strip()
-        command = ["inferd", "serve", "--model-repository", "/models", "--host", "127.0.0.1",
-                   "--http-port", str(self.http_port), "--grpc-port", str(self.grpc_port),
-                   "--metrics-port", str(metrics_port)]
+        if command is None:
+            command = lambda http, grpc, metrics: [  # noqa: E731
+                "inferd", "serve", "--model-repository", "/models", "--host", "127.0.0.1",
+                "--http-port", str(http), "--grpc-port", str(grpc), "--metrics-port", str(metrics)]
+        argv = command(self.http_port, self.grpc_port, metrics_port)
         self.log_path = log_path
         self.log = open(log_path, "wb")
         self.process = subprocess.Popen(
-            buildah_run(self.container, *command, volumes=[f"{repo}:/models:ro"]),
+            buildah_run(self.container, *argv, volumes=[f"{repo}:{mount}:ro"]),
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
         while True:
@@ -148,9 +152,17 @@ class ImageServer:
 
     def stop(self):
         """SIGTERM to inferd itself, as a container runtime's stop sends it (buildah answers
-        a signal of its own by killing the command); returns the exit status."""
-        for pid in server_pids(self.process.pid) if self.process.poll() is None else []:
+        a signal of its own by killing the command), twice; returns the exit status."""
+        pids = server_pids(self.process.pid) if self.process.poll() is None else []
+        for pid in pids:
             os.kill(pid, signal.SIGTERM)
+        # A second signal ends --shutdown-grace-secs early (the manifests' commands set it).
+        time.sleep(0.3)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
         try:
             code = self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:

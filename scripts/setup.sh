@@ -42,6 +42,9 @@ APT_PACKAGES=(
   # headers and sources only, a few hundred kilobytes.
   libgtest-dev libgmock-dev googletest
   python3-venv python3-dev curl
+  # Model repositories in S3 (src/repository/s3_store.cc): libcurl's SigV4
+  # signing and expat for the listings' XML.
+  libcurl4-openssl-dev libexpat1-dev
   # The Python backend's workers run python3 (or the model's EXECUTION_ENV_PATH)
   # with the inferd_python package, which needs numpy.
   python3-numpy
@@ -224,6 +227,30 @@ SH
   touch "$stamp"
 }
 
+# --- versitygw -------------------------------------------------------------------
+# An S3-compatible server (Apache-2.0) that tests/integration/test_s3_repository.py
+# starts over a folder of its own; built from the Go module proxy into .deps/go/bin.
+# Needs Go >= 1.25 (its go.mod); Debian 12's golang-go is 1.19, so the Go found on
+# PATH or in /usr/local/go is used.
+VERSITYGW_VERSION=v1.8.0
+setup_versitygw() {
+  local bin="$ROOT/.deps/go/bin" go=go
+  local stamp="$bin/.stamp-versitygw-$VERSITYGW_VERSION"
+  if [ -f "$stamp" ] && [ -x "$bin/versitygw" ]; then
+    return 0
+  fi
+  if ! command -v go >/dev/null 2>&1; then go=/usr/local/go/bin/go; fi
+  if ! "$go" version >/dev/null 2>&1; then
+    echo "error: building versitygw needs Go >= 1.25 (go on PATH or /usr/local/go)" >&2
+    return 1
+  fi
+  step "building versitygw $VERSITYGW_VERSION with go install (a few minutes the first time)"
+  mkdir -p "$bin"
+  GOBIN="$bin" "$go" install \
+    "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+  touch "$stamp"
+}
+
 # --- run -------------------------------------------------------------------------
 install_apt_packages
 if [ -f scripts/fetch_onnxruntime.sh ]; then
@@ -232,6 +259,7 @@ fi
 setup_venv
 if [ "$PROFILE" = all ]; then
   setup_perf_analyzer
+  setup_versitygw
 fi
 bash scripts/fetch_models.sh
 if [ "$PROFILE" = all ]; then

@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "cmd/backend_config.h"
 #include "cmd/log_flags.h"
+#include "cmd/object_store_flags.h"
 #include "cmd/tfs_flags.h"
 #include "frontends/grpc/grpc_frontend.h"
 #include "frontends/http/http_frontend.h"

@@ -93,8 +93,8 @@ void AddCacheFlags(CLI::App& serve, Flags& flags) {
 void AddServeFlags(CLI::App& serve, Flags& flags) {
   serve
       .add_option("--model-repository,--model-store", flags.server.model_repositories,
-                  "Model repository folder (repeat for several); --model-store is Triton's "
-                  "other name for it")
+                  "Model repository folder or s3:// URL (repeat for several); --model-store is "
+                  "Triton's other name for it")
       ->required();
   serve.add_option(
       "--backend-directory", flags.server.backend_directory,
@@ -142,6 +142,7 @@ void AddServeFlags(CLI::App& serve, Flags& flags) {
   AddLifecycleFlags(serve, flags);
   AddCacheFlags(serve, flags);
   AddTfsFlags(serve, flags.tfs);
+  AddObjectStoreFlags(serve, flags.server.repository_sources);
 }
 
 }  // namespace inferd::cmd

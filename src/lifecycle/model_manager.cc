@@ -48,17 +48,46 @@ absl::StatusOr<std::optional<int64_t>> ParseRequestedVersion(std::string_view mo
   return std::optional<int64_t>(*parsed);
 }
 
-ModelManager::ModelManager(ModelManagerOptions options)
+namespace {
+
+std::vector<std::string> LocalFolders(
+    const std::vector<std::unique_ptr<repository::RepositorySource>>& sources) {
+  std::vector<std::string> folders;
+  for (const auto& source : sources) folders.push_back(source->local_folder());
+  return folders;
+}
+
+bool AnyRemote(const std::vector<std::unique_ptr<repository::RepositorySource>>& sources) {
+  return std::any_of(sources.begin(), sources.end(),
+                     [](const auto& source) { return source->local_folder() != source->name(); });
+}
+
+}  // namespace
+
+ModelManager::ModelManager(ModelManagerOptions options,
+                           std::vector<std::unique_ptr<repository::RepositorySource>> sources)
     : options_(std::move(options)),
+      sources_(std::move(sources)),
+      folders_(LocalFolders(sources_)),
+      has_remote_sources_(AnyRemote(sources_)),
       loader_(options_.loader),
       unloader_([this](uint64_t id) { OnReleased(id); }),
       pool_(std::max(1, options_.load_threads), "inferd-load") {}
 
 absl::StatusOr<std::unique_ptr<ModelManager>> ModelManager::Create(ModelManagerOptions options) {
-  // Fails early for a missing repository folder, before any thread starts.
-  INFERD_RETURN_IF_ERROR(repository::ListModels(options.repositories).status());
+  // Fails early for a missing repository folder or an unreadable remote
+  // repository, before any thread starts. A remote one is copied into its
+  // cache folder only by LoadStartupModels, so that the server's endpoints
+  // (liveness) need not wait for the download.
+  std::vector<std::unique_ptr<repository::RepositorySource>> sources;
+  for (const auto& spec : options.repositories) {
+    INFERD_ASSIGN_OR_RETURN(auto source, repository::OpenRepositorySource(spec, options.sources));
+    INFERD_RETURN_IF_ERROR(source->Check());
+    sources.push_back(std::move(source));
+  }
+  INFERD_RETURN_IF_ERROR(repository::ListModels(LocalFolders(sources)).status());
   const bool load_now = options.load_at_create;
-  std::unique_ptr<ModelManager> manager(new ModelManager(std::move(options)));
+  std::unique_ptr<ModelManager> manager(new ModelManager(std::move(options), std::move(sources)));
   if (load_now) manager->LoadStartupModels();
   return manager;
 }
@@ -81,7 +110,7 @@ ModelManager::Record& ModelManager::RecordFor(const std::string& name) {
 
 absl::StatusOr<ModelManager::Target> ModelManager::FindInRepositories(
     const std::string& name) const {
-  INFERD_ASSIGN_OR_RETURN(auto locations, repository::ListModels(options_.repositories));
+  INFERD_ASSIGN_OR_RETURN(auto locations, repository::ListModels(folders_));
   for (auto& location : locations) {
     if (location.name != name) continue;
     Target target;
@@ -120,6 +149,20 @@ absl::StatusOr<ModelManager::Target> ModelManager::TargetFor(const ModelLoadSpec
     target.fingerprint.model_files = Fold(target.fingerprint.model_files, spec.config_json);
   }
   return target;
+}
+
+absl::Status ModelManager::RefreshRemoteSources(repository::RefreshMode mode) {
+  absl::Status first;
+  if (!has_remote_sources_) return first;
+  for (const auto& source : sources_) {
+    auto status = source->Refresh(mode);
+    if (status.ok()) continue;
+    // What the cache folder holds keeps serving; the next refresh tries again.
+    INFERD_LOG_ERROR("model repository '{}' could not be refreshed: {}", source->name(),
+                     status.ToString());
+    first.Update(status);
+  }
+  return first;
 }
 
 void ModelManager::RunOnPool(const std::string& name,

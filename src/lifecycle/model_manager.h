@@ -35,11 +35,15 @@
 #include "lifecycle/version_unloader.h"
 #include "repository/model_fingerprint.h"
 #include "repository/model_overrides.h"
+#include "repository/repository_source.h"
 
 namespace inferd::lifecycle {
 
 struct ModelManagerOptions {
+  // Folders, or URLs of object stores (repository::OpenRepositorySource).
   std::vector<std::string> repositories;
+  // What opening a repository that is not a local folder needs.
+  repository::SourceOptions sources;
   LoaderOptions loader;
   ModelControlMode mode = ModelControlMode::kNone;
   // Explicit mode: the models loaded at start-up; "*" loads them all.
@@ -69,8 +73,9 @@ using ControlDone = std::function<void(absl::Status)>;
 
 class ModelManager {
  public:
-  // NotFound when a repository folder does not exist. Models that fail to
-  // load do not fail Create: they are UNAVAILABLE with their reason.
+  // NotFound when a repository folder does not exist; a remote repository
+  // that cannot be read fails it with its error. Models that fail to load
+  // do not fail Create: they are UNAVAILABLE with their reason.
   static absl::StatusOr<std::unique_ptr<ModelManager>> Create(ModelManagerOptions options);
   // UnloadAll() with no limit, then joins its threads.
   ~ModelManager();
@@ -83,6 +88,9 @@ class ModelManager {
   bool StartupDone() const { return startup_done_.load(std::memory_order_acquire); }
 
   std::shared_ptr<const ServingSnapshot> Snapshot() const { return table_.Get(); }
+  // The local folders the repositories are read from, in order (a remote
+  // repository's is its cache folder).
+  const std::vector<std::string>& RepositoryFolders() const { return folders_; }
 
   // The version a request for (model, version) runs on; the shared_ptr pins
   // it until released. `version` is a decimal string or empty (the newest
@@ -105,8 +113,9 @@ class ModelManager {
   absl::Status Load(ModelLoadSpec spec);
   absl::Status Unload(std::string name, bool unload_dependents = false);
 
-  // One poll: rescans the repositories and applies every change that has
-  // been stable since the previous poll (a folder whose fingerprint differs
+  // One poll: refreshes the remote repositories' cache folders, rescans the
+  // repositories and applies every change that has been stable since the
+  // previous poll (a folder whose fingerprint differs
   // between two consecutive polls is still being written and waits).
   // Blocks until the changes are applied. Poll mode only; a no-op otherwise.
   void PollOnce();
@@ -155,7 +164,10 @@ class ModelManager {
     std::shared_ptr<repository::OverrideModelFolder> override_folder;
   };
 
-  explicit ModelManager(ModelManagerOptions options);
+  ModelManager(ModelManagerOptions options,
+               std::vector<std::unique_ptr<repository::RepositorySource>> sources);
+  // Refreshes every remote repository; the first failure (each is logged).
+  absl::Status RefreshRemoteSources(repository::RefreshMode mode);
   Record& RecordFor(const std::string& name);
   // The current state of `name` in the repositories, or NotFound.
   absl::StatusOr<Target> FindInRepositories(const std::string& name) const;
@@ -189,6 +201,9 @@ class ModelManager {
   void PollLoop();
 
   const ModelManagerOptions options_;
+  const std::vector<std::unique_ptr<repository::RepositorySource>> sources_;
+  const std::vector<std::string> folders_;  // sources_' local folders
+  const bool has_remote_sources_;
   ModelLoader loader_;
   ServingTable table_;
   std::atomic<bool> startup_done_{false};

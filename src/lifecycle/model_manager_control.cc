@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
+#include "base/status_macros.h"
 #include "lifecycle/model_dependencies.h"
 #include "lifecycle/model_manager.h"
 #include "repository/model_repository.h"
@@ -14,7 +15,11 @@
 namespace inferd::lifecycle {
 
 void ModelManager::LoadStartupModels() {
-  auto locations = repository::ListModels(options_.repositories);
+  // The remote repositories as they are now (docs/deployment.md, "Object
+  // storage"); one that fails keeps an empty cache folder (logged), which a
+  // poll fills once it can.
+  (void)RefreshRemoteSources(repository::RefreshMode::kCurrent);
+  auto locations = repository::ListModels(folders_);
   if (!locations.ok()) {
     INFERD_LOG_ERROR("cannot list the model repositories: {}", locations.status().ToString());
     startup_done_.store(true, std::memory_order_release);
@@ -77,6 +82,26 @@ void ModelManager::LoadAsync(ModelLoadSpec spec, ControlDone done) {
   }
   if (stopping_.load(std::memory_order_acquire)) {
     done(absl::UnavailableError("server is shutting down"));
+    return;
+  }
+  if (has_remote_sources_ && spec.files.empty()) {
+    // The remote repositories are brought up to date first, on the pool (a
+    // download may take long), so the load takes what they hold now.
+    std::string name = spec.name;
+    RunOnPool(
+        name,
+        [this, spec = std::move(spec)](Record& record) -> absl::Status {
+          if (auto refreshed = RefreshRemoteSources(repository::RefreshMode::kCurrent);
+              !refreshed.ok()) {
+            return absl::Status(
+                refreshed.code(),
+                absl::StrCat("failed to load '", spec.name,
+                             "', failed to poll from model repository: ", refreshed.message()));
+          }
+          INFERD_ASSIGN_OR_RETURN(auto target, TargetFor(spec));
+          return ApplyLoad(record, target);
+        },
+        std::move(done));
     return;
   }
   // Checked and written here (not on the pool) so that a bad request is
@@ -208,7 +233,10 @@ absl::Status ModelManager::Unload(std::string name, bool unload_dependents) {
 void ModelManager::PollOnce() {
   if (options_.mode != ModelControlMode::kPoll || stopping_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> poll_lock(poll_mu_);
-  auto locations = repository::ListModels(options_.repositories);
+  // A remote repository that cannot be read now keeps its cache folder as it
+  // was, so its models stay as they are (the error is logged).
+  (void)RefreshRemoteSources(repository::RefreshMode::kStable);
+  auto locations = repository::ListModels(folders_);
   if (!locations.ok()) {
     INFERD_LOG_ERROR("repository poll failed: {}", locations.status().ToString());
     return;

@@ -63,6 +63,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   std::unique_ptr<Server> server(new Server(options));
   lifecycle::ModelManagerOptions manager_options;
   manager_options.repositories = options.model_repositories;
+  manager_options.sources = options.repository_sources;
   manager_options.loader.backend_directory = options.backend_directory;
   manager_options.loader.auto_complete_config = options.auto_complete_config;
   manager_options.loader.cpu_cores = options.cpu_cores;
@@ -191,7 +192,7 @@ absl::StatusOr<bool> Server::IsModelReady(std::string_view model, std::string_vi
   // A model the repositories hold but the server never loaded (explicit
   // mode) exists, and is not ready: Triton answers ready=false for it.
   if (absl::IsNotFound(loaded.status()) && models_->Snapshot()->models.count(model) == 0) {
-    for (const auto& location : ListRepositories(options_.model_repositories)) {
+    for (const auto& location : ListRepositories(models_->RepositoryFolders())) {
       if (location.name == model) return false;
     }
   }
@@ -207,7 +208,7 @@ std::vector<ModelIndexEntry> Server::RepositoryIndex(bool ready_only) const {
   // for a reason found in the scan (a name in two repositories) is
   // UNAVAILABLE with that reason.
   std::map<std::string, std::optional<std::string>> found;
-  for (auto& location : ListRepositories(options_.model_repositories))
+  for (auto& location : ListRepositories(models_->RepositoryFolders()))
     found[location.name] = std::move(location.problem);
   for (const auto& [name, status] : snapshot->models) found.try_emplace(name);
   for (const auto& [name, problem] : found) {

@@ -11,13 +11,16 @@
 
 #include "core/model_stats.h"
 #include "lifecycle/control_options.h"
+#include "repository/repository_source.h"
 
 namespace inferd {
 
 struct ServerOptions {
-  // Model repositories (folders in Triton's layout). A model name must be
-  // unique across all of them.
+  // Model repositories (folders in Triton's layout, or object-store URLs:
+  // s3://bucket/prefix). A model name must be unique across all of them.
   std::vector<std::string> model_repositories;
+  // Cache folder and endpoint for the repositories that are not local folders.
+  repository::SourceOptions repository_sources;
   // Folder holding one subfolder per backend: <dir>/<backend>/libinferd_<backend>.so.
   std::string backend_directory = "build/lib/backends";
   // Complete a missing or partial config.pbtxt from the model file.

@@ -12,18 +12,18 @@ import os
 import pathlib
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
 
 import numpy as np
-import onnx
 import pytest
 import requests
 import tritonclient.http as httpclient
-from onnx import TensorProto, helper, numpy_helper
 
 from conftest import ROOT, free_port
+from test_repository import add_constant_model
 
 VERSITYGW = ROOT / ".deps" / "go" / "bin" / "versitygw"
 ACCESS, SECRET = "inferdtest", "inferd-test-secret"
@@ -35,23 +35,12 @@ POLL = ["--model-control-mode", "poll", "--repository-poll-secs", "1"]
 
 
 def constant_model(value, external=False):
-    """{file name: bytes} of y = x + value (FP32 [-1, 4]); with `external`, the
-    weights in a second file (model.onnx is useless without weights.bin)."""
-    const = numpy_helper.from_array(np.full([4], value, np.float32), "c")
-    graph = helper.make_graph(
-        [helper.make_node("Add", ["x", "c"], ["y"])], "add_const",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])], initializer=[const])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    if not external:
-        return {"model.onnx": model.SerializeToString()}
-    onnx.external_data_helper.convert_model_to_external_data(
-        model, all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
-    weights = const.raw_data
-    for tensor in model.graph.initializer:
-        tensor.ClearField("raw_data")
-    return {"model.onnx": model.SerializeToString(), "weights.bin": weights}
+    """{file name: bytes} of y = x + value (FP32 [-1, 4]), as test_repository's
+    add_constant_model writes it; with `external`, the weights in a second file
+    (model.onnx is useless without weights.bin)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        add_constant_model(pathlib.Path(tmp) / "model.onnx", value, external)
+        return {f.name: f.read_bytes() for f in pathlib.Path(tmp).iterdir()}
 
 
 class Gateway:
